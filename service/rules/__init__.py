@@ -1,0 +1,33 @@
+"""Anotador's rules engine: every variant and house rule, and nothing else.
+
+Pure Python: no web framework, database or serialization import, so the API,
+the printed sheets and the tests all consume the same rule objects.
+
+    >>> rules = find_variant("generala").rules(served_bonus=10)
+    >>> [(o.category, o.points) for o in rules.score([6, 6, 6, 1, 1], served=True).options][:2]
+    [('full', 40), ('sixes', 18)]
+"""
+
+from .boxes import FIXED, NUMBER, SUM, Box, count
+from .errors import (
+    InvalidDiceError,
+    InvalidGroupsError,
+    InvalidOptionError,
+    InvalidSheetError,
+    NoFreeBoxError,
+    RulesError,
+    UnknownBoxError,
+    UnknownVariantError,
+)
+from .names import BOX_NAMES, LANGUAGES, WORDS
+from .options import OPTION_NAMES, Options
+from .ruleset import Assignment, Option, Placement, RuleSet, Score, SectionBonus
+from .variants import VARIANTS, BoxSpec, Variant, build_rules, find_variant
+
+__all__ = [
+    "Assignment", "BOX_NAMES", "Box", "BoxSpec", "FIXED", "InvalidDiceError", "InvalidGroupsError",
+    "InvalidOptionError", "InvalidSheetError", "LANGUAGES", "NUMBER", "NoFreeBoxError", "OPTION_NAMES",
+    "Option", "Options", "Placement", "RuleSet", "RulesError", "SUM", "Score", "SectionBonus",
+    "UnknownBoxError", "UnknownVariantError", "VARIANTS", "Variant", "WORDS", "build_rules", "count",
+    "find_variant",
+]

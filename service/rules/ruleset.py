@@ -1,0 +1,413 @@
+"""A frozen rule set: one variant's sheet with every option resolved.
+
+This is where the rules that look beyond one group of dice live: which boxes
+are free, when ``double_generala`` opens, when a served generala wins the game
+on the spot, how ten dice split into two boxes, and what a sheet adds up to.
+Scoring one group in one box is :meth:`Box.points`; everything here calls it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import cached_property
+from itertools import combinations
+from typing import TYPE_CHECKING, Any, Iterable, Mapping
+
+from .boxes import FACES, FIXED, SUM, Always, Box, Counts, FullHouse, OfAKind, Pattern, Run, count, straight_runs
+from .errors import InvalidDiceError, InvalidGroupsError, InvalidOptionError, InvalidSheetError, NoFreeBoxError, UnknownBoxError
+from .options import Options
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .variants import BoxSpec, Variant
+
+#: Dice per box: every family scores groups of five.
+GROUP = 5
+
+
+@dataclass(frozen=True)
+class SectionBonus:
+    """Extra points once some boxes add up to a threshold (Yahtzee: 35 at 63).
+
+    No built-in variant has one yet; the model carries it so that adding such
+    a family is data, and :meth:`RuleSet.total` already counts it.
+    """
+
+    id: str
+    boxes: tuple[str, ...]
+    threshold: int
+    points: int
+
+
+@dataclass(frozen=True)
+class Option:
+    """A free box this roll scores in, with its points."""
+
+    category: str
+    points: int
+
+
+@dataclass(frozen=True)
+class Score:
+    """What a group of dice may do on a sheet: score, scratch, or win outright."""
+
+    options: tuple[Option, ...]
+    scratch: tuple[str, ...]
+    instant_win: bool
+
+
+@dataclass(frozen=True)
+class Placement:
+    """One group of dice put in one box."""
+
+    category: str
+    dice: tuple[int, ...]
+    points: int
+
+
+@dataclass(frozen=True)
+class Assignment:
+    """A whole turn of a multi-box variant: one placement per box, and the sum."""
+
+    points: int
+    placements: tuple[Placement, ...]
+
+
+def all_counts(n: int) -> list[Counts]:
+    """Return every distinct group of ``n`` dice, as counts."""
+    out: list[Counts] = []
+
+    def rec(prefix: tuple[int, ...], left: int) -> None:
+        if len(prefix) == 5:
+            out.append(prefix + (left,))  # type: ignore[arg-type]
+            return
+        for k in range(left, -1, -1):
+            rec(prefix + (k,), left - k)
+
+    rec((), n)
+    return out
+
+
+def _pattern(name: str, options: Options) -> Pattern:
+    if name == "any":
+        return Always()
+    if name == "straight":
+        return Run(straight_runs(options.straight or "standard"), bool(options.ace_as_two))
+    if name == "full":
+        return FullHouse()
+    if name in ("three", "four", "five"):
+        return OfAKind({"three": 3, "four": 4, "five": 5}[name])
+    if name.startswith("run:"):
+        return Run(frozenset({frozenset(int(f) for f in name[4:])}))
+    raise ValueError(f"unknown pattern {name!r}")  # pragma: no cover - variant data error
+
+
+def _expand(counts: Iterable[int]) -> tuple[int, ...]:
+    return tuple(face for face, n in zip(FACES, counts) for _ in range(n))
+
+
+@dataclass(frozen=True, eq=False)
+class RuleSet:
+    """Every rule of one game, frozen: built once, shared, never changed."""
+
+    variant: "Variant"
+    options: Options
+    boxes: tuple[Box, ...]
+    bonuses: tuple[SectionBonus, ...] = ()
+    _rows: dict = field(default_factory=dict, repr=False)
+
+    # -- construction -----------------------------------------------------
+
+    @classmethod
+    def build(cls, variant: "Variant", options: Options) -> "RuleSet":
+        """Resolve ``variant``'s box specs with ``options`` into boxes."""
+        from .variants import THREE_AFTER, BoxSpec
+
+        specs: list[BoxSpec] = list(variant.boxes)
+        extra_values: dict[str, int] = {}
+        if options.three_of_a_kind is not None:
+            fixed = options.three_of_a_kind != "sum"
+            at = [s.id for s in specs].index(THREE_AFTER) + 1
+            specs.insert(at, BoxSpec("three", "three", FIXED if fixed else SUM, served_bonus=fixed))
+            if fixed:
+                extra_values["three"] = options.three_of_a_kind  # type: ignore[assignment]
+        if options.double_generala is not None:
+            at = next(i for i, s in enumerate(specs) if s.role == "generala") + 1
+            specs.insert(
+                at,
+                BoxSpec(
+                    "double_generala", "five", FIXED,
+                    served_bonus=variant.double_generala_served_bonus, role="double_generala",
+                ),
+            )
+            extra_values["double_generala"] = options.double_generala
+
+        points = dict(options.points)
+        fixed_ids = {s.id for s in specs if s.kind == FIXED} - set(extra_values)
+        for box_id in points:
+            if box_id in extra_values or box_id in ("three", "double_generala"):
+                opt = "three_of_a_kind" if box_id == "three" else box_id
+                raise InvalidOptionError(f"Set the points of {box_id} with the option {opt}.", f"points.{box_id}")
+            if box_id not in fixed_ids:
+                if any(s.id == box_id for s in specs):
+                    raise InvalidOptionError(
+                        f"{box_id} scores by its dice and has no fixed value to set.", f"points.{box_id}"
+                    )
+                raise UnknownBoxError(
+                    f"points names {box_id!r}, which is not a box of this sheet.", f"points.{box_id}"
+                )
+
+        bonus = options.served_bonus or 0
+        boxes = []
+        for s in specs:
+            value = served_value = None
+            if s.kind == FIXED:
+                value = extra_values.get(s.id, points.get(s.id))
+                served_value = value + bonus if s.served_bonus else value
+                if s.role == "generala" and options.served_generala == "points":
+                    served_value = options.served_generala_points
+            boxes.append(Box(s.id, _pattern(s.pattern, options), s.kind, s.face, value, served_value, s.role))
+        return cls(variant, options, tuple(boxes), variant.bonuses)
+
+    # -- shape of the sheet -----------------------------------------------
+
+    @property
+    def dice(self) -> int:
+        """How many dice a turn rolls."""
+        return self.variant.dice
+
+    @property
+    def boxes_per_turn(self) -> int:
+        """How many boxes one turn fills (two in ``double-cameroon``)."""
+        return self.variant.boxes_per_turn
+
+    @property
+    def rounds(self) -> int:
+        """How many turns each player takes in a game that runs to the end."""
+        return len(self.boxes) // self.boxes_per_turn
+
+    @cached_property
+    def index(self) -> dict[str, int]:
+        """Box id → position in sheet order."""
+        return {b.id: i for i, b in enumerate(self.boxes)}
+
+    def box(self, box_id: str) -> Box:
+        """Return the box with this id, or raise UnknownBoxError."""
+        try:
+            return self.boxes[self.index[box_id]]
+        except (KeyError, TypeError):
+            raise UnknownBoxError(f"This sheet has no box {box_id!r}.", None) from None
+
+    @cached_property
+    def _generala(self) -> str | None:
+        return next((b.id for b in self.boxes if b.role == "generala"), None)
+
+    @cached_property
+    def _double(self) -> int | None:
+        return next((i for i, b in enumerate(self.boxes) if b.role == "double_generala"), None)
+
+    @cached_property
+    def possible_points(self) -> dict[str, frozenset[int]]:
+        """Box id → every value that box can ever hold (0 = scratched)."""
+        groups = all_counts(GROUP)
+        return {
+            b.id: frozenset({0} | {b.points(c, s) for c in groups for s in (False, True)})
+            for b in self.boxes
+        }
+
+    def max_points(self, box_id: str) -> int:
+        """Return the most this box can score."""
+        return max(self.possible_points[self.box(box_id).id])
+
+    # -- checking input ---------------------------------------------------
+
+    def _counts(self, dice: Any, n: int, path: str) -> Counts:
+        if not isinstance(dice, (list, tuple)):
+            raise InvalidDiceError(f"{path} must be a list of {n} dice.", path)
+        if len(dice) != n:
+            raise InvalidDiceError(f"{path} must hold exactly {n} dice, not {len(dice)}.", path)
+        for i, d in enumerate(dice):
+            if isinstance(d, bool) or not isinstance(d, int) or not 1 <= d <= 6:
+                raise InvalidDiceError(f"A die is a whole number from 1 to 6, not {d!r}.", f"{path}.{i}")
+        return count(dice)
+
+    def check_sheet(self, sheet: Mapping[str, Any] | None) -> dict[str, int]:
+        """Return ``sheet`` checked: known boxes, values each box can hold.
+
+        A sheet maps box id → points recorded (0 = scratched); absent boxes
+        are free. Refuses a sheet with fewer free boxes than a turn fills.
+        """
+        if sheet is None:
+            sheet = {}
+        if not isinstance(sheet, Mapping):
+            raise InvalidSheetError("sheet must map box ids to recorded points.", "sheet")
+        possible = self.possible_points
+        for box_id, pts in sheet.items():
+            if box_id not in possible:
+                raise UnknownBoxError(f"This sheet has no box {box_id!r}.", f"sheet.{box_id}")
+            if isinstance(pts, bool) or not isinstance(pts, int):
+                raise InvalidSheetError(f"{box_id} must hold a whole number of points.", f"sheet.{box_id}")
+            if pts not in possible[box_id]:
+                allowed = sorted(possible[box_id])
+                shown = ", ".join(map(str, allowed)) if len(allowed) <= 12 else f"0 to {allowed[-1]}"
+                raise InvalidSheetError(f"{box_id} can never hold {pts} points (it holds {shown}).", f"sheet.{box_id}")
+        if self._double is not None and sheet.get(self.boxes[self._double].id):
+            if not self._double_open(sheet):
+                raise InvalidSheetError(
+                    f"double_generala cannot hold points while {self._generala} is "
+                    + ("open." if self.options.double_generala_after == "closed" else "not scored."),
+                    "sheet.double_generala",
+                )
+        free = len(self.boxes) - len(sheet)
+        if free < self.boxes_per_turn:
+            raise NoFreeBoxError(
+                "The sheet has no free box left." if free == 0
+                else f"A turn fills {self.boxes_per_turn} boxes and the sheet has {free} free.",
+                "sheet",
+            )
+        if len(sheet) % self.boxes_per_turn:
+            raise InvalidSheetError(
+                f"A turn fills {self.boxes_per_turn} boxes, so a sheet cannot have {len(sheet)} closed.", "sheet"
+            )
+        return dict(sheet)
+
+    # -- rules that look at the sheet -------------------------------------
+
+    def _double_open(self, sheet: Mapping[str, int]) -> bool:
+        held = sheet.get(self._generala)  # type: ignore[arg-type]
+        if self.options.double_generala_after == "scored":
+            return bool(held)
+        return held is not None
+
+    def wins_on_the_spot(self, counts: Counts, served: bool, sheet: Mapping[str, int]) -> bool:
+        """Return whether this group wins the game at once (a served generala)."""
+        if not served or self._generala is None or max(counts) < GROUP:
+            return False
+        policy = self.options.served_generala
+        held = sheet.get(self._generala)
+        if policy == "win_always":
+            return True
+        if policy == "win_if_open":
+            return held is None
+        if policy == "win_unless_scratched":
+            return held != 0
+        return False
+
+    def _row(self, counts: Counts, served: bool) -> tuple[int, ...]:
+        # Points of this group in every box, ignoring the sheet. Cached: a
+        # rule set sees at most 252 groups x 2, so the cache stays small.
+        key = (counts, served)
+        row = self._rows.get(key)
+        if row is None:
+            row = self._rows[key] = tuple(b.points(counts, served) for b in self.boxes)
+        return row
+
+    def _points_on(self, counts: Counts, served: bool, sheet: Mapping[str, int]) -> list[int]:
+        """Points in every box given the sheet (closed rules already applied)."""
+        row = list(self._row(counts, served))
+        if self._double is not None and row[self._double] and not self._double_open(sheet):
+            row[self._double] = 0
+        return row
+
+    def _free(self, sheet: Mapping[str, int]) -> list[int]:
+        return [i for i, b in enumerate(self.boxes) if b.id not in sheet]
+
+    def _score(self, counts: Counts, served: bool, sheet: Mapping[str, int]) -> Score:
+        row = self._points_on(counts, served, sheet)
+        free = self._free(sheet)
+        ranked = sorted((i for i in free if row[i] > 0), key=lambda i: (-row[i], i))
+        return Score(
+            options=tuple(Option(self.boxes[i].id, row[i]) for i in ranked),
+            scratch=tuple(self.boxes[i].id for i in free),
+            instant_win=self.wins_on_the_spot(counts, served, sheet),
+        )
+
+    # -- questions callers ask --------------------------------------------
+
+    def score(self, dice: Any, served: bool = False, sheet: Mapping[str, Any] | None = None) -> Score:
+        """Return the legal boxes and points for one roll on ``sheet``."""
+        if self.boxes_per_turn != 1:
+            raise InvalidDiceError(
+                f"{self.variant.id} fills {self.boxes_per_turn} boxes a turn: "
+                "ask for assignments, or for the groups the player chose.", "dice",
+            )
+        counts = self._counts(dice, self.dice, "dice")
+        return self._score(counts, bool(served), self.check_sheet(sheet))
+
+    def score_groups(
+        self, dice: Any, groups: Any, served: bool = False, sheet: Mapping[str, Any] | None = None
+    ) -> tuple[Score, ...]:
+        """Return a :class:`Score` for each group of a split the player chose."""
+        counts = self._counts(dice, self.dice, "dice")
+        n = self.boxes_per_turn
+        if not isinstance(groups, (list, tuple)) or len(groups) != n:
+            raise InvalidGroupsError(f"groups must be {n} groups of {GROUP} dice.", "groups")
+        group_counts = [self._counts(g, GROUP, f"groups.{i}") for i, g in enumerate(groups)]
+        if tuple(map(sum, zip(*group_counts))) != counts:
+            raise InvalidGroupsError("The groups must hold exactly the dice rolled.", "groups")
+        sheet = self.check_sheet(sheet)
+        return tuple(self._score(c, bool(served), sheet) for c in group_counts)
+
+    def assignments(
+        self, dice: Any, served: bool = False, sheet: Mapping[str, Any] | None = None, limit: int = 10
+    ) -> tuple[Assignment, ...]:
+        """Return the best ways to put a two-box roll in two different free boxes.
+
+        One assignment per pair of free boxes, with the split of the dice that
+        scores most there; best total first, ties in sheet order. A group that
+        fits neither box of the pair is a scratch (0 points).
+        """
+        if self.boxes_per_turn != 2:
+            raise InvalidDiceError(f"{self.variant.id} fills one box a turn; ask for its score.", "dice")
+        counts = self._counts(dice, self.dice, "dice")
+        sheet = self.check_sheet(sheet)
+        free = self._free(sheet)
+        best: dict[tuple[int, int], tuple[int, Counts, Counts]] = {}
+        for g1 in self._splits(counts):
+            g2: Counts = tuple(a - b for a, b in zip(counts, g1))  # type: ignore[assignment]
+            r1 = self._points_on(g1, served, sheet)
+            r2 = self._points_on(g2, served, sheet)
+            for i, j in combinations(free, 2):
+                for pts, a, b in ((r1[i] + r2[j], g1, g2), (r2[i] + r1[j], g2, g1)):
+                    if (i, j) not in best or pts > best[(i, j)][0]:
+                        best[(i, j)] = (pts, a, b)
+        ranked = sorted(best.items(), key=lambda kv: (-kv[1][0], kv[0]))[:limit]
+        return tuple(
+            Assignment(
+                pts,
+                (
+                    Placement(self.boxes[i].id, _expand(a), self._points_on(a, served, sheet)[i]),
+                    Placement(self.boxes[j].id, _expand(b), self._points_on(b, served, sheet)[j]),
+                ),
+            )
+            for (i, j), (pts, a, b) in ranked
+        )
+
+    @staticmethod
+    def _splits(counts: Counts) -> list[Counts]:
+        """Every distinct group of five that can be taken out of ``counts``."""
+        out: list[Counts] = []
+
+        def rec(prefix: tuple[int, ...], left: int) -> None:
+            k = len(prefix)
+            if k == 6:
+                if left == 0:
+                    out.append(prefix)  # type: ignore[arg-type]
+                return
+            for n in range(min(left, counts[k]), -1, -1):
+                rec(prefix + (n,), left - n)
+
+        rec((), GROUP)
+        return out
+
+    def total(self, sheet: Mapping[str, Any]) -> int:
+        """Return the total of a sheet, section bonuses included."""
+        sheet = {k: v for k, v in sheet.items() if v is not None}
+        points = sum(sheet.values())
+        for bonus in self.bonuses:
+            if sum(sheet.get(b, 0) for b in bonus.boxes) >= bonus.threshold:
+                points += bonus.points
+        return points
+
+    def generalas(self, sheet: Mapping[str, Any]) -> int:
+        """Return how many generala lines hold a non-zero score (a tie-break)."""
+        return sum(1 for b in self.boxes if b.role in ("generala", "double_generala") and sheet.get(b.id))

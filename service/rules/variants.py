@@ -1,0 +1,206 @@
+"""The built-in variants of RULES.md, as data, and the registry that finds them.
+
+A :class:`Variant` is a named starting point: a sheet of box specs and the
+default options. :meth:`Variant.rules` turns it plus house-rule overrides into
+one frozen :class:`~service.rules.ruleset.RuleSet`. New families (a Yahtzee
+sheet with a chance line and an upper bonus, say) are new entries here, not
+new code paths: see :class:`BoxSpec` and ``SectionBonus``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Any, Mapping
+
+from .boxes import FIXED, NUMBER, SUM
+from .errors import InvalidOptionError, UnknownVariantError
+from .options import OPTION_NAMES, Options, merge
+from .ruleset import RuleSet, SectionBonus
+
+
+@dataclass(frozen=True)
+class BoxSpec:
+    """A box as a variant declares it, before options give it values.
+
+    ``pattern`` is one of ``any``, ``straight``, ``full``, ``three``, ``four``,
+    ``five`` or ``run:<faces>`` (an exact run such as ``run:23456``).
+    ``served_bonus`` says whether the rule set's served bonus applies.
+    """
+
+    id: str
+    pattern: str
+    kind: str
+    face: int | None = None
+    served_bonus: bool = False
+    role: str | None = None
+
+
+NUMBER_BOXES = tuple(
+    BoxSpec(box_id, "any", NUMBER, face=face)
+    for face, box_id in enumerate(("ones", "twos", "threes", "fours", "fives", "sixes"), start=1)
+)
+STRAIGHT = BoxSpec("straight", "straight", FIXED, served_bonus=True)
+FULL = BoxSpec("full", "full", FIXED, served_bonus=True)
+FOUR = BoxSpec("four", "four", FIXED, served_bonus=True)
+GENERALA = BoxSpec("generala", "five", FIXED, role="generala")
+
+#: Where optional lines go when an option adds them: ``three`` after the
+#: number boxes, ``double_generala`` right after the generala line.
+THREE_AFTER = "sixes"
+
+GENERALA_OPTIONS = frozenset(OPTION_NAMES)
+
+
+@dataclass(frozen=True, eq=False)
+class Variant:
+    """A built-in rule set: its sheet, its defaults, its names."""
+
+    id: str
+    names: Mapping[str, str]
+    description: Mapping[str, str]
+    boxes: tuple[BoxSpec, ...]
+    defaults: Options
+    dice: int = 5
+    boxes_per_turn: int = 1
+    applicable: frozenset[str] = GENERALA_OPTIONS
+    #: Whether ``double_generala`` takes the served bonus (RULES.md: "where
+    #: the variant says so").
+    double_generala_served_bonus: bool = False
+    bonuses: tuple[SectionBonus, ...] = field(default=())
+
+    def rules(self, overrides: Mapping[str, Any] | None = None, /, **kwargs: Any) -> RuleSet:
+        """Return the frozen rule set of this variant with house-rule overrides."""
+        merged = {**(overrides or {}), **kwargs}
+        options = merge(self.defaults, merged, self.applicable, self.id)
+        return _build(self, options)
+
+
+@lru_cache(maxsize=512)
+def _build(variant: Variant, options: Options) -> RuleSet:
+    # Rule sets are immutable, so identical ones are shared; this keeps house
+    # rules as cheap to score with as built-in variants after the first use.
+    return RuleSet.build(variant, options)
+
+
+_GENERALA_DEFAULTS = Options(
+    points=(("four", 40), ("full", 30), ("generala", 50), ("straight", 20)),
+)
+
+VARIANTS: dict[str, Variant] = {
+    v.id: v
+    for v in (
+        Variant(
+            id="generala",
+            names={"en": "Generala", "es": "Generala", "pt": "General"},
+            description={
+                "en": "Ten lines; served rolls +5; a served generala wins on the spot.",
+                "es": "Diez líneas; servida +5; la generala servida gana en el acto.",
+                "pt": "Dez linhas; de boca +5; a general de boca ganha na hora.",
+            },
+            boxes=NUMBER_BOXES + (STRAIGHT, FULL, FOUR, GENERALA),
+            defaults=_GENERALA_DEFAULTS,
+        ),
+        Variant(
+            id="generala-doble",
+            names={"en": "Double Generala", "es": "Generala doble", "pt": "General dupla"},
+            description={
+                "en": "Eleven boxes with a double generala (100, 105 served); ties go to more generalas.",
+                "es": "Once casilleros con generala doble (100, 105 servida); el empate lo gana quien tenga más generalas.",
+                "pt": "Onze casas com general dupla (100, 105 de boca); no empate vence quem tem mais generais.",
+            },
+            boxes=NUMBER_BOXES + (STRAIGHT, FULL, FOUR, GENERALA),
+            defaults=Options(
+                points=_GENERALA_DEFAULTS.points,
+                double_generala=100,
+                double_generala_after="closed",
+                served_generala="win_if_open",
+                tie_break="most_generalas",
+            ),
+            double_generala_served_bonus=True,
+        ),
+        Variant(
+            id="generala-wiki",
+            names={"en": "Generala (encyclopedia)", "es": "Generala (enciclopedia)", "pt": "General (enciclopédia)"},
+            description={
+                "en": "Ten lines; any five different dice are a straight; a scratched generala cannot win served.",
+                "es": "Diez líneas; cinco dados distintos son escalera; con la generala tachada la servida no gana.",
+                "pt": "Dez linhas; cinco dados diferentes são sequência; com a general riscada a de boca não ganha.",
+            },
+            boxes=NUMBER_BOXES + (STRAIGHT, FULL, FOUR, GENERALA),
+            defaults=Options(
+                points=_GENERALA_DEFAULTS.points,
+                straight="circular",
+                double_generala_after="scored",
+                served_generala="win_unless_scratched",
+            ),
+        ),
+        Variant(
+            id="general-pr",
+            names={"en": "General (Puerto Rico)", "es": "General (Puerto Rico)", "pt": "General (Porto Rico)"},
+            description={
+                "en": "Puerto Rican General: Small General 60, a served five of a kind (Big General) wins; lowest die starts.",
+                "es": "General puertorriqueño: General chico 60, cinco iguales servidos (General grande) ganan; empieza el dado más bajo.",
+                "pt": "General porto-riquenho: General pequeno 60, cinco iguais de boca (General grande) ganham; começa o dado mais baixo.",
+            },
+            boxes=NUMBER_BOXES + (STRAIGHT, FULL, FOUR, BoxSpec("small_general", "five", FIXED, role="generala")),
+            defaults=Options(
+                points=(("four", 40), ("full", 30), ("small_general", 60), ("straight", 20)),
+                first_player="lowest_die",
+            ),
+        ),
+        Variant(
+            id="double-cameroon",
+            names={"en": "Double Cameroon", "es": "Camerún doble", "pt": "Camarões duplo"},
+            description={
+                "en": "Ten dice split into two groups of five, two boxes a turn, five rounds.",
+                "es": "Diez dados en dos grupos de cinco, dos casilleros por turno, cinco rondas.",
+                "pt": "Dez dados em dois grupos de cinco, duas casas por vez, cinco rodadas.",
+            },
+            boxes=NUMBER_BOXES
+            + (
+                BoxSpec("five_of_a_kind", "five", FIXED),
+                BoxSpec("big_cameroon", "run:23456", FIXED),
+                BoxSpec("little_cameroon", "run:12345", FIXED),
+                BoxSpec("full", "full", SUM),
+            ),
+            defaults=Options(
+                points=(("big_cameroon", 30), ("five_of_a_kind", 50), ("little_cameroon", 21)),
+                served_bonus=None,
+                straight=None,
+                ace_as_two=None,
+                double_generala_after=None,
+                served_generala=None,
+            ),
+            dice=10,
+            boxes_per_turn=2,
+            applicable=frozenset({"points", "tie_break", "first_player"}),
+        ),
+    )
+}
+
+
+def find_variant(variant_id: str) -> Variant:
+    """Return the built-in variant with this id, or raise UnknownVariantError."""
+    try:
+        return VARIANTS[variant_id]
+    except (KeyError, TypeError):
+        raise UnknownVariantError(
+            f"Unknown variant {variant_id!r}; the variants are: {', '.join(VARIANTS)}.", "variant"
+        ) from None
+
+
+def build_rules(spec: Mapping[str, Any]) -> RuleSet:
+    """Return a rule set from ``{"base": id, <option>: value, ...}``.
+
+    This is the shape house rules take in requests and in storage.
+    """
+    if not isinstance(spec, Mapping):
+        raise InvalidOptionError('rules must be an object such as {"base": "generala"}.', None)
+    if "base" not in spec:
+        raise InvalidOptionError("rules needs a base variant.", "base")
+    try:
+        variant = find_variant(spec["base"])
+    except UnknownVariantError as exc:
+        raise InvalidOptionError(exc.message, "base") from None
+    return variant.rules({k: v for k, v in spec.items() if k != "base"})
