@@ -1,0 +1,47 @@
+"""Helpers shared by the API views: loading requests and resolving rules."""
+
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+from flask import Response, current_app, request
+from marshmallow import Schema, ValidationError
+
+from ..errors import ValidationProblem, flatten, json_body
+from ..rules import RuleSet, RulesError, build_rules, find_variant
+
+
+def load(schema: Schema) -> dict[str, Any]:
+    """Parse the JSON body and load it with ``schema``, or raise a 422 problem."""
+    body = json_body()
+    try:
+        return schema.load(body)
+    except ValidationError as exc:
+        raise ValidationProblem(flatten(exc.messages)) from None
+
+
+def rules_error(exc: RulesError, prefix: str = "") -> ValidationProblem:
+    """Return the 422 problem for a rules error, its field under ``prefix``."""
+    field = exc.field or ""
+    path = ".".join(p for p in (prefix, field) if p) or "body"
+    return ValidationProblem({path: [exc.message]}, detail=exc.message)
+
+
+def resolve_rules(data: Mapping[str, Any]) -> RuleSet:
+    """Return the rule set a request names: ``variant`` or house ``rules``."""
+    try:
+        if "variant" in data:
+            return find_variant(data["variant"]).rules()
+        return build_rules(data["rules"])
+    except RulesError as exc:
+        raise rules_error(exc, "" if "variant" in data else "rules") from None
+
+
+def cacheable(response: Response, max_age: int | None = None) -> Response:
+    """Add a strong ETag and Cache-Control, answering 304 when it matches."""
+    if max_age is None:
+        max_age = current_app.config["VARIANTS_MAX_AGE"]
+    response.add_etag()
+    response.cache_control.public = True
+    response.cache_control.max_age = max_age
+    return response.make_conditional(request)

@@ -1,0 +1,35 @@
+"""The application factory."""
+
+from __future__ import annotations
+
+import os
+from typing import Any, Mapping
+
+from flask import Flask
+
+from . import config, errors
+from .extensions import db
+
+
+def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
+    """Create the app: defaults, then ``ANOTADOR_*`` environment, then ``test_config``."""
+    app = Flask(__name__, instance_relative_config=True)
+    app.config.from_object(config.Defaults)
+    app.config["SQLALCHEMY_DATABASE_URI"] = config.database_url(app.instance_path)
+    # ANOTADOR_MAX_CONTENT_LENGTH=65536 and the like; values parse as JSON.
+    app.config.from_prefixed_env("ANOTADOR")
+    if test_config is not None:
+        app.config.from_mapping(test_config)
+    app.json.sort_keys = False  # keep sheet order and the documented field order
+    app.url_map.strict_slashes = False
+
+    if app.config["SQLALCHEMY_DATABASE_URI"].startswith("sqlite:///"):
+        os.makedirs(app.instance_path, exist_ok=True)
+
+    db.init_app(app)
+    errors.init_app(app)
+
+    from .api import init_app as init_api
+
+    init_api(app)
+    return app
