@@ -120,6 +120,9 @@ def init_app(app: Flask) -> None:
     def handle_http(exc: HTTPException) -> Response:
         headers = [(k, v) for k, v in exc.get_headers() if k.lower() in ("allow", "retry-after", "www-authenticate")]
         detail = exc.description or exc.name
+        if exc.code == 413:
+            limit = current_app.config.get("MAX_CONTENT_LENGTH")
+            detail = f"The request body is larger than the {limit} bytes this API accepts."
         return problem(exc.code or 500, exc.name, detail, headers=headers)
 
     @app.errorhandler(Exception)

@@ -1,0 +1,61 @@
+"""GET /api/v1/variants and /api/v1/variants/{id}."""
+
+from __future__ import annotations
+
+import pytest
+
+from service.rules import VARIANTS, find_variant
+
+
+def test_list_has_every_variant_in_order(client):
+    r = client.get("/api/v1/variants")
+    assert r.status_code == 200
+    assert [v["id"] for v in r.get_json()] == list(VARIANTS)
+
+
+@pytest.mark.parametrize("variant_id", list(VARIANTS))
+def test_variant_matches_the_engine(client, variant_id):
+    body = client.get(f"/api/v1/variants/{variant_id}").get_json()
+    rules = find_variant(variant_id).rules()
+    assert body["id"] == variant_id
+    assert set(body["names"]) == {"en", "es", "pt"}
+    assert body["dice"] == rules.dice
+    assert body["boxes_per_turn"] == rules.boxes_per_turn
+    assert body["rounds"] == rules.rounds
+    assert [b["id"] for b in body["boxes"]] == [b.id for b in rules.boxes]
+    assert body["options"] == rules.options.as_dict()
+    for box in body["boxes"]:
+        assert box["max_points"] == rules.max_points(box["id"])
+        assert set(box["names"]) == {"en", "es", "pt"}
+
+
+def test_generala_doble_boxes(client):
+    boxes = {b["id"]: b for b in client.get("/api/v1/variants/generala-doble").get_json()["boxes"]}
+    assert boxes["double_generala"] == {
+        "id": "double_generala",
+        "names": {"en": "Double generala", "es": "Generala doble", "pt": "General dupla"},
+        "kind": "fixed", "face": None, "points": 100, "served_points": 105, "max_points": 105,
+    }
+    assert boxes["fours"]["kind"] == "number" and boxes["fours"]["face"] == 4
+    assert boxes["fours"]["points"] is None and boxes["fours"]["max_points"] == 20
+    assert boxes["four"]["names"]["es"] == "Póker"
+
+
+def test_double_cameroon_full_is_a_sum(client):
+    boxes = {b["id"]: b for b in client.get("/api/v1/variants/double-cameroon").get_json()["boxes"]}
+    assert boxes["full"]["kind"] == "sum" and boxes["full"]["max_points"] == 28
+
+
+def test_unknown_variant_is_a_404_problem(client):
+    r = client.get("/api/v1/variants/yahtzee")
+    assert r.status_code == 404 and r.mimetype == "application/problem+json"
+    assert "generala-doble" in r.get_json()["detail"]
+
+
+@pytest.mark.parametrize("path", ["/api/v1/variants", "/api/v1/variants/generala", "/openapi.yaml"])
+def test_conditional_get(client, path):
+    first = client.get(path)
+    assert first.headers["ETag"] and "max-age" in first.headers["Cache-Control"]
+    again = client.get(path, headers={"If-None-Match": first.headers["ETag"]})
+    assert again.status_code == 304 and again.get_data() == b""
+    assert client.get(path, headers={"If-None-Match": '"stale"'}).status_code == 200
