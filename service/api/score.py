@@ -6,13 +6,12 @@ from flask import Blueprint, jsonify
 
 from ..errors import ValidationProblem
 from ..rules import RulesError
-from ..schemas import ScoreRequestSchema, ScoreResponseSchema
+from ..schemas import ScoreRequestSchema, dump_assignment, dump_group, dump_score
 from .common import load, resolve_rules, rules_error
 
 bp = Blueprint("score", __name__)
 
 _request = ScoreRequestSchema()
-_response = ScoreResponseSchema()
 
 
 @bp.post("/score")
@@ -33,18 +32,14 @@ def score():
             )
     try:
         if not multi:
-            result = rules.score(data["dice"], data["served"], data["sheet"])
-            body |= {"instant_win": result.instant_win, "options": result.options, "scratch": result.scratch}
+            body |= dump_score(rules.score(data["dice"], data["served"], data["sheet"]))
         elif "groups" in data:
             results = rules.score_groups(data["dice"], data["groups"], data["served"], data["sheet"])
             body["instant_win"] = any(r.instant_win for r in results)
-            body["groups"] = [
-                {"dice": sorted(g), "instant_win": r.instant_win, "options": r.options, "scratch": r.scratch}
-                for g, r in zip(data["groups"], results)
-            ]
+            body["groups"] = [dump_group(g, r) for g, r in zip(data["groups"], results)]
         else:
             found = rules.assignments(data["dice"], data["served"], data["sheet"], data.get("limit", 10))
-            body |= {"instant_win": False, "assignments": found}
+            body |= {"instant_win": False, "assignments": [dump_assignment(a) for a in found]}
     except RulesError as exc:
         raise rules_error(exc) from None
-    return jsonify(_response.dump(body))
+    return jsonify(body)

@@ -10,7 +10,7 @@ new code paths: see :class:`BoxSpec` and ``SectionBonus``.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from typing import Any, Mapping
 
 from .boxes import FIXED, NUMBER, SUM
@@ -72,8 +72,15 @@ class Variant:
     def rules(self, overrides: Mapping[str, Any] | None = None, /, **kwargs: Any) -> RuleSet:
         """Return the frozen rule set of this variant with house-rule overrides."""
         merged = {**(overrides or {}), **kwargs}
+        if not merged:
+            return self.default_rules
         options = merge(self.defaults, merged, self.applicable, self.id)
         return _build(self, options)
+
+    @cached_property
+    def default_rules(self) -> RuleSet:
+        """The variant as published, with no house rule: built once."""
+        return _build(self, merge(self.defaults, {}, self.applicable, self.id))
 
 
 @lru_cache(maxsize=512)

@@ -1,0 +1,97 @@
+"""A small HTTP load client and gunicorn launcher shared by the benchmarks.
+
+Load stays on loopback, bounded in requests and time, and stops by itself.
+"""
+
+from __future__ import annotations
+
+import http.client
+import json
+import multiprocessing as mp
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from contextlib import contextmanager
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@contextmanager
+def gunicorn(app: str, workers: int = 2, worker_class: str = "sync", env: dict | None = None):
+    """Run ``gunicorn app`` on a free loopback port; yield the port.
+
+    The defaults are those of scripts/serve, so a benchmark measures the
+    server as it is deployed.
+    """
+    port = free_port()
+    cmd = [sys.executable, "-m", "gunicorn", "--bind", f"127.0.0.1:{port}", "--workers", str(workers),
+           "--worker-class", worker_class, "--log-level", "warning", app]
+    proc = subprocess.Popen(cmd, cwd=ROOT, env={**os.environ, **(env or {})}, start_new_session=True)
+    try:
+        deadline = time.monotonic() + 20
+        while True:
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+                break
+            except OSError:
+                if time.monotonic() > deadline or proc.poll() is not None:
+                    raise RuntimeError(f"gunicorn {app} did not start")
+                time.sleep(0.05)
+        yield port
+    finally:
+        os.killpg(proc.pid, signal.SIGTERM)
+        proc.wait(timeout=20)
+
+
+def _worker(port: int, method: str, path: str, bodies: list[bytes], seconds: float, out) -> None:
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+    headers = {"Content-Type": "application/json", "Connection": "keep-alive"}
+    latencies = []
+    n = 0
+    end = time.monotonic() + seconds
+    while time.monotonic() < end and n < 1_000_000:
+        body = bodies[n % len(bodies)]
+        t = time.perf_counter()
+        try:
+            conn.request(method, path, body=body, headers=headers)
+            resp = conn.getresponse()
+            resp.read()
+            if resp.status >= 400:
+                raise RuntimeError(f"{method} {path} answered {resp.status}")
+            if resp.will_close:  # sync workers close after each answer
+                conn.close()
+        except (http.client.HTTPException, OSError):
+            conn.close()
+            conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+            continue
+        latencies.append(time.perf_counter() - t)
+        n += 1
+    out.put(latencies)
+
+
+def load(port: int, path: str, bodies: list, concurrency: int, seconds: float, method: str = "POST") -> dict:
+    """Drive ``path`` with ``concurrency`` client processes; return req/s and latency."""
+    raw = [json.dumps(b).encode() if not isinstance(b, bytes) else b for b in bodies]
+    q: mp.Queue = mp.Queue()
+    procs = [mp.Process(target=_worker, args=(port, method, path, raw, seconds, q)) for _ in range(concurrency)]
+    t0 = time.perf_counter()
+    for p in procs:
+        p.start()
+    lat = [x for _ in procs for x in q.get()]
+    for p in procs:
+        p.join()
+    elapsed = time.perf_counter() - t0
+    lat.sort()
+    pick = lambda f: lat[min(len(lat) - 1, int(f * len(lat)))] * 1000 if lat else float("nan")  # noqa: E731
+    return {"requests": len(lat), "rps": len(lat) / seconds, "p50_ms": pick(0.5), "p99_ms": pick(0.99),
+            "elapsed": elapsed}
