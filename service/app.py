@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import os
+from pathlib import Path
 from typing import Any, Mapping
 
 from flask import Flask
 
-from . import config, errors
-from .extensions import db
+from . import config, database, errors
+from .extensions import db, migrate
+
+MIGRATIONS = Path(__file__).resolve().parent / "migrations"
 
 
 def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
@@ -27,7 +30,11 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
         os.makedirs(app.instance_path, exist_ok=True)
 
     db.init_app(app)
+    migrate.init_app(app, db, directory=str(MIGRATIONS))
+    database.init_app(app)
     errors.init_app(app)
+
+    from . import models  # noqa: F401 - the models must be known to migrations
 
     from .api import init_app as init_api
 

@@ -25,10 +25,12 @@ class Problem(Exception):
     type = "about:blank"
     title = "Bad Request"
 
-    def __init__(self, detail: str, errors: Mapping[str, list[str]] | None = None, status: int | None = None):
+    def __init__(self, detail: str, errors: Mapping[str, list[str]] | None = None, status: int | None = None,
+                 headers: Iterable[tuple[str, str]] = ()):
         super().__init__(detail)
         self.detail = detail
         self.errors = errors
+        self.headers = tuple(headers)
         if status is not None:
             self.status = status
 
@@ -82,6 +84,11 @@ def problem(status: int, title: str, detail: str, type_: str = "about:blank",
     return response
 
 
+def render(exc: Problem) -> Response:
+    """Return the response for a Problem."""
+    return problem(exc.status, exc.title, exc.detail, exc.type, exc.errors, exc.headers)
+
+
 def json_body() -> Any:
     """Return the request body parsed as strict JSON.
 
@@ -105,8 +112,15 @@ def _no_constant(name: str) -> Any:
     raise ValueError(f"{name} is not valid JSON")
 
 
+def _number(text: str) -> int | float:
+    # JSON has one number type, and JSON Schema (so openapi.yaml) counts 3.0
+    # as an integer; read it as one, so a die of 3.0 is 3 and 2.5 stays 2.5.
+    value = float(text)
+    return int(value) if value.is_integer() else value
+
+
 # One decoder, made once: json.loads with any keyword builds a new one per call.
-_decoder = json.JSONDecoder(parse_constant=_no_constant)
+_decoder = json.JSONDecoder(parse_constant=_no_constant, parse_float=_number)
 
 
 def _short(exc: Exception) -> str:
@@ -117,9 +131,7 @@ def _short(exc: Exception) -> str:
 def init_app(app: Flask) -> None:
     """Register the one error handler for every error."""
 
-    @app.errorhandler(Problem)
-    def handle_problem(exc: Problem) -> Response:
-        return problem(exc.status, exc.title, exc.detail, exc.type, exc.errors)
+    app.register_error_handler(Problem, render)
 
     @app.errorhandler(HTTPException)
     def handle_http(exc: HTTPException) -> Response:

@@ -133,3 +133,58 @@ class VariantSchema(Schema):
         for box in boxes:
             box["max_points"] = rs.max_points(box["id"])
         return boxes
+
+
+# -- games --------------------------------------------------------------------
+
+
+class GameCreateSchema(Schema):
+    """``POST /api/v1/games``: rules, players in seat order, first-player dice."""
+
+    variant = fields.String()
+    rules = JSONObject()
+    players = JSONArray(required=True)
+    first_rolls = JSONArray()
+
+    @validates_schema
+    def one_rule_source(self, data: dict, **kwargs: Any) -> None:
+        """Require exactly one of ``variant`` and ``rules``."""
+        if ("variant" in data) == ("rules" in data):
+            raise ValidationError("Send exactly one of variant (a built-in id) or rules (house rules).", "variant")
+
+
+class BoxChoiceSchema(Schema):
+    """One box of a two-box turn: its category, its five dice, or a scratch."""
+
+    category = fields.String(required=True)
+    dice = JSONArray()
+    scratch = StrictBoolean(load_default=False)
+
+
+class TurnSchema(Schema):
+    """``POST /api/v1/games/{id}/turns``: a turn as the table played it."""
+
+    player = fields.Integer(strict=True, required=True)
+    dice = JSONArray()
+    served = StrictBoolean(load_default=False)
+    category = fields.String()
+    scratch = StrictBoolean(load_default=False)
+    boxes = fields.List(fields.Nested(BoxChoiceSchema))
+
+
+class TurnPatchSchema(Schema):
+    """``PATCH /api/v1/games/{id}/turns/{n}``: what to correct; the rest stays."""
+
+    player = fields.Integer(strict=True)
+    dice = JSONArray()
+    served = StrictBoolean()
+    category = fields.String()
+    scratch = StrictBoolean()
+    boxes = fields.List(fields.Nested(BoxChoiceSchema))
+
+
+class RollOffSchema(Schema):
+    """``POST /api/v1/games/{id}/roll-off``: one tied player's roll of five dice."""
+
+    player = fields.Integer(strict=True, required=True)
+    dice = JSONArray(required=True)

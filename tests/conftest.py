@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 
 import pytest
 
@@ -63,3 +64,148 @@ def require(condition: bool, reason: str) -> None:
     if NO_SKIP:
         pytest.fail(f"{reason} (ANOTADOR_NO_SKIP=1: this must run in CI)")
     pytest.skip(reason)
+
+
+# -- databases --------------------------------------------------------------------
+
+PG_URL = os.environ.get("ANOTADOR_TEST_POSTGRES_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/test")
+TABLES = ("entries", "roll_offs", "turns", "players", "games")
+
+
+def pg_reachable() -> bool:
+    try:
+        import psycopg
+
+        psycopg.connect(PG_URL.replace("+psycopg", ""), connect_timeout=3).close()
+        return True
+    except Exception:
+        return False
+
+
+def migrated_app(url: str):
+    """An app on ``url`` with the schema made by the migrations, as in production."""
+    from flask_migrate import upgrade
+
+    app = create_app({"TESTING": True, "SQLALCHEMY_DATABASE_URI": url})
+    with app.app_context():
+        upgrade()
+    return app
+
+
+@pytest.fixture(scope="session")
+def sqlite_template(tmp_path_factory):
+    path = tmp_path_factory.mktemp("db") / "template.sqlite"
+    app = migrated_app(f"sqlite:///{path}")
+    with app.app_context():
+        from service.extensions import db
+
+        db.engine.dispose()  # checkpoints the WAL into the file we copy
+    return path
+
+
+@pytest.fixture(scope="session")
+def postgres_url():
+    require(pg_reachable(), f"PostgreSQL is not reachable at {PG_URL} (set ANOTADOR_TEST_POSTGRES_URL)")
+    import sqlalchemy as sa
+
+    engine = sa.create_engine(PG_URL)
+    with engine.begin() as conn:
+        conn.execute(sa.text(f"DROP TABLE IF EXISTS {', '.join(TABLES)}, alembic_version CASCADE"))
+    engine.dispose()
+    app = migrated_app(PG_URL)
+    with app.app_context():
+        from service.extensions import db
+
+        db.engine.dispose()
+    return PG_URL
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def db_url(request, tmp_path, sqlite_template):
+    """A freshly migrated, empty database: SQLite, then PostgreSQL."""
+    if request.param == "sqlite":
+        path = tmp_path / "anotador.sqlite"
+        shutil.copyfile(sqlite_template, path)
+        return f"sqlite:///{path}"
+    url = request.getfixturevalue("postgres_url")
+    import sqlalchemy as sa
+
+    engine = sa.create_engine(url)
+    with engine.begin() as conn:
+        conn.execute(sa.text(f"TRUNCATE {', '.join(TABLES)} RESTART IDENTITY CASCADE"))
+    engine.dispose()
+    return url
+
+
+@pytest.fixture
+def db_app(db_url):
+    app = create_app({"TESTING": True, "SQLALCHEMY_DATABASE_URI": db_url})
+    yield app
+    with app.app_context():
+        from service.extensions import db
+
+        db.engine.dispose()
+
+
+@pytest.fixture
+def api(db_app):
+    """A test client on a migrated database (each test runs on both kinds)."""
+    return db_app.test_client()
+
+
+class Table:
+    """A game created through the API, with helpers to play it."""
+
+    def __init__(self, client, body):
+        self.client = client
+        self.body = body
+        self.id = body["id"]
+        self.token = body["token"]
+        self.auth = {"Authorization": f"Bearer {self.token}"}
+
+    def url(self, suffix=""):
+        return f"/api/v1/games/{self.id}{suffix}"
+
+    def get(self):
+        r = self.client.get(self.url())
+        assert r.status_code == 200, r.get_json()
+        return r.get_json()
+
+    def turn(self, player, category=None, dice=None, served=False, scratch=False, expect=201, **extra):
+        body = {"player": player, "served": served, **extra}
+        if category is not None:
+            body["category"] = category
+        if dice is not None:
+            body["dice"] = dice
+        if scratch:
+            body["scratch"] = True
+        r = self.client.post(self.url("/turns"), json=body, headers=self.auth)
+        assert r.status_code == expect, r.get_json()
+        return r.get_json()
+
+    def undo(self, expect=200):
+        r = self.client.delete(self.url("/turns/last"), headers=self.auth)
+        assert r.status_code == expect, r.get_json()
+        return r.get_json()
+
+    def correct(self, number, expect=200, **body):
+        r = self.client.patch(self.url(f"/turns/{number}"), json=body, headers=self.auth)
+        assert r.status_code == expect, r.get_json()
+        return r.get_json()
+
+
+@pytest.fixture
+def new_game(api):
+    """Factory: ``new_game("generala", ["Ana", "Beto"])`` → a Table."""
+
+    def make(variant="generala", players=("Ana", "Beto"), **extra):
+        body = {"players": list(players), **extra}
+        if isinstance(variant, dict):
+            body["rules"] = variant
+        else:
+            body["variant"] = variant
+        r = api.post("/api/v1/games", json=body)
+        assert r.status_code == 201, r.get_json()
+        return Table(api, r.get_json())
+
+    return make

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import atexit
 import re
+import shutil
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -49,7 +52,16 @@ def test_every_variant_id_is_in_the_spec():
     assert set(schemas["BoxId"]["enum"]) == set(BOX_NAMES)
 
 
-fuzz_app = create_app({"TESTING": True, "SQLALCHEMY_DATABASE_URI": "sqlite://"})
+def _fuzz_app():
+    """An app on a migrated SQLite file that lives as long as the test run."""
+    from .conftest import migrated_app
+
+    folder = tempfile.mkdtemp(prefix="anotador-fuzz-")
+    atexit.register(shutil.rmtree, folder, ignore_errors=True)
+    return migrated_app(f"sqlite:///{folder}/fuzz.sqlite")
+
+
+fuzz_app = _fuzz_app()
 schema = schemathesis.openapi.from_wsgi("/openapi.yaml", fuzz_app)
 
 

@@ -4,13 +4,65 @@ from __future__ import annotations
 
 from flask import Blueprint, Flask
 
+from .. import sheets
+from ..errors import TYPE_BASE, Problem, ValidationProblem, render
+from ..rules import RulesError
+from ..rules.game import BoxClosedError, GameOverError, NotYourTurnError, RollOffError
+from . import games as games_api
 from . import score, spec, variants
+from .common import rules_error
+
+#: Rules errors that are a clash with the game's state, not a bad request.
+CONFLICTS = {
+    NotYourTurnError: "not-your-turn",
+    BoxClosedError: "box-closed",
+    GameOverError: "game-over",
+    RollOffError: "roll-off",
+}
+
+
+class DomainProblem(Problem):
+    """A problem raised by the game service or the rules, with its own type."""
+
+    def __init__(self, status: int, slug: str, title: str, detail: str, headers=()):
+        super().__init__(detail, status=status, headers=headers)
+        self.type = TYPE_BASE + slug
+        self.title = title
+
+
+def domain_problem(exc: Exception) -> Problem:
+    """Map a domain error (games, rules) to its problem document."""
+    if isinstance(exc, sheets.GameNotFound):
+        return DomainProblem(404, "not-found", "Not Found", "No game (or turn) with this id.")
+    if isinstance(exc, sheets.Unauthorized):
+        return DomainProblem(401, "unauthorized", "Unauthorized",
+                             "Writing to a game needs its token: Authorization: Bearer <token>.",
+                             headers=[("WWW-Authenticate", 'Bearer realm="anotador"')])
+    if isinstance(exc, sheets.Forbidden):
+        return DomainProblem(403, "forbidden", "Forbidden", "This token does not write to this game.")
+    if isinstance(exc, sheets.PreconditionFailed):
+        return DomainProblem(412, "stale", "Precondition Failed",
+                             "The game changed since the version in If-Match; reload it and try again.")
+    if isinstance(exc, sheets.Conflict):
+        return DomainProblem(409, "conflict", "Conflict", exc.message)
+    for cls, slug in CONFLICTS.items():
+        if isinstance(exc, cls):
+            return DomainProblem(409, slug, "Conflict", exc.message)
+    if isinstance(exc, sheets.NameError_):
+        return ValidationProblem({exc.field: [exc.message]}, detail=exc.message)
+    if isinstance(exc, RulesError):
+        return rules_error(exc)
+    raise exc  # pragma: no cover - only registered for the classes above
 
 
 def init_app(app: Flask) -> None:
-    """Register every API blueprint."""
+    """Register every API blueprint, and turn domain errors into problems."""
     api = Blueprint("api", __name__, url_prefix="/api/v1")
     api.register_blueprint(variants.bp)
     api.register_blueprint(score.bp)
+    api.register_blueprint(games_api.bp)
     app.register_blueprint(api)
     app.register_blueprint(spec.bp)
+    for cls in (RulesError, sheets.GameNotFound, sheets.Unauthorized, sheets.Forbidden, sheets.PreconditionFailed,
+                sheets.Conflict, sheets.NameError_):
+        app.register_error_handler(cls, lambda exc: render(domain_problem(exc)))

@@ -31,3 +31,26 @@ __all__ = [
     "UnknownBoxError", "UnknownVariantError", "VARIANTS", "Variant", "WORDS", "build_rules", "count",
     "find_variant",
 ]
+
+from .game import (  # noqa: E402 - game builds on everything above
+    REASONS,
+    BoxClosedError,
+    Choice,
+    FirstPlayerTieError,
+    Game,
+    GameOverError,
+    InvalidTurnError,
+    NotQualifiedError,
+    NotYourTurnError,
+    Outcome,
+    Placed,
+    Play,
+    RollOffError,
+    first_player,
+)
+
+__all__ += [
+    "BoxClosedError", "Choice", "FirstPlayerTieError", "Game", "GameOverError", "InvalidTurnError",
+    "NotQualifiedError", "NotYourTurnError", "Outcome", "Placed", "Play", "REASONS", "RollOffError",
+    "first_player",
+]

@@ -168,6 +168,15 @@ class RuleSet:
             boxes.append(Box(s.id, _pattern(s.pattern, options), s.kind, s.face, value, served_value, s.role))
         return cls(variant, options, tuple(boxes), variant.bonuses)
 
+    def spec(self) -> dict[str, Any]:
+        """Return ``{"base": id, <option>: value}``: what rebuilds this rule set.
+
+        Every applicable option is spelled out, so a stored game keeps its
+        rules even if a variant's defaults change later.
+        """
+        options = self.options.as_dict()
+        return {"base": self.variant.id, **{k: options[k] for k in options if k in self.variant.applicable}}
+
     # -- shape of the sheet -----------------------------------------------
 
     @property

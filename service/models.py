@@ -1,0 +1,113 @@
+"""Database models: games, their players, turns, the boxes they filled.
+
+The turns are the record; ``entries`` materialise what each turn wrote in
+each box, so that a database constraint guarantees one entry per (game,
+player, box) even if the application's own check were bypassed, and reads
+need no replay. The game row carries the derived outcome and a version that
+changes with every write (the ETag).
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+
+from sqlalchemy import JSON, Boolean, DateTime, ForeignKey, Integer, String, UniqueConstraint
+from sqlalchemy.orm import Mapped, mapped_column, relationship
+
+from .extensions import db
+
+
+def utcnow() -> datetime:
+    return datetime.now(timezone.utc)
+
+
+class GameRow(db.Model):
+    """One game: its frozen rules, who starts, and where it stands."""
+
+    __tablename__ = "games"
+
+    id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    token_hash: Mapped[str] = mapped_column(String(64))
+    rules: Mapped[dict] = mapped_column(JSON)
+    start: Mapped[int] = mapped_column(Integer, default=0)
+    turns: Mapped[int] = mapped_column(Integer, default=0)
+    status: Mapped[str] = mapped_column(String(16), default="playing")
+    winners: Mapped[list] = mapped_column(JSON, default=list)
+    reason: Mapped[str | None] = mapped_column(String(20), nullable=True)
+    version: Mapped[int] = mapped_column(Integer, default=1)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+    players: Mapped[list["PlayerRow"]] = relationship(
+        order_by="PlayerRow.seat", cascade="all, delete-orphan", passive_deletes=True
+    )
+
+
+class PlayerRow(db.Model):
+    """A seat at the table."""
+
+    __tablename__ = "players"
+    __table_args__ = (
+        UniqueConstraint("game_id", "seat"),
+        UniqueConstraint("game_id", "name_key"),
+    )
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    game_id: Mapped[str] = mapped_column(ForeignKey("games.id", ondelete="CASCADE"), index=True)
+    seat: Mapped[int] = mapped_column(Integer)
+    name: Mapped[str] = mapped_column(String(160))
+    #: The name folded for comparison ("Ana" and "ANA" are one player).
+    name_key: Mapped[str] = mapped_column(String(160))
+
+
+class TurnRow(db.Model):
+    """One recorded turn, as reported; ``corrections`` keeps what it was before."""
+
+    __tablename__ = "turns"
+    __table_args__ = (UniqueConstraint("game_id", "number"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    game_id: Mapped[str] = mapped_column(ForeignKey("games.id", ondelete="CASCADE"), index=True)
+    number: Mapped[int] = mapped_column(Integer)
+    player: Mapped[int] = mapped_column(Integer)
+    round: Mapped[int] = mapped_column(Integer)
+    dice: Mapped[list | None] = mapped_column(JSON, nullable=True)
+    served: Mapped[bool] = mapped_column(Boolean, default=False)
+    recorded_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    corrected_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+    corrections: Mapped[list] = mapped_column(JSON, default=list)
+
+    entries: Mapped[list["EntryRow"]] = relationship(
+        order_by="EntryRow.id", cascade="all, delete-orphan", passive_deletes=True
+    )
+
+
+class EntryRow(db.Model):
+    """What one turn wrote in one box of one player's column."""
+
+    __tablename__ = "entries"
+    __table_args__ = (UniqueConstraint("game_id", "player", "box"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    game_id: Mapped[str] = mapped_column(ForeignKey("games.id", ondelete="CASCADE"), index=True)
+    turn_id: Mapped[int] = mapped_column(ForeignKey("turns.id", ondelete="CASCADE"), index=True)
+    player: Mapped[int] = mapped_column(Integer)
+    box: Mapped[str] = mapped_column(String(32))
+    points: Mapped[int] = mapped_column(Integer)
+    scratch: Mapped[bool] = mapped_column(Boolean, default=False)
+    #: The group of five placed here, in a two-box variant.
+    dice: Mapped[list | None] = mapped_column(JSON, nullable=True)
+
+
+class RollOffRow(db.Model):
+    """One tie-break roll (``tie_break: roll_off``)."""
+
+    __tablename__ = "roll_offs"
+    __table_args__ = (UniqueConstraint("game_id", "seq"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    game_id: Mapped[str] = mapped_column(ForeignKey("games.id", ondelete="CASCADE"), index=True)
+    seq: Mapped[int] = mapped_column(Integer)
+    player: Mapped[int] = mapped_column(Integer)
+    dice: Mapped[list] = mapped_column(JSON)
+    recorded_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)

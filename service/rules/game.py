@@ -1,0 +1,351 @@
+"""A game at the table: who starts, whose turn it is, placing a turn, the end.
+
+:class:`Game` is pure state built by playing turns in order, so the same code
+records a new turn, re-checks a corrected history by replaying it, and names
+the winner. Scoring a group in a box is still :class:`RuleSet`'s job.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any, Iterable, Sequence
+
+from .errors import InvalidDiceError, InvalidGroupsError, RulesError, UnknownBoxError
+from .ruleset import GROUP, RuleSet
+
+MAX_PLAYERS = 12
+
+
+class NotYourTurnError(RulesError):
+    """Another player is to play (a conflict with the game's state)."""
+
+
+class BoxClosedError(RulesError):
+    """The box already holds an entry for this player."""
+
+
+class GameOverError(RulesError):
+    """The game has ended; no turn can be recorded."""
+
+
+class NotQualifiedError(RulesError):
+    """The roll does not qualify for the chosen box (and it is not a scratch)."""
+
+
+class InvalidTurnError(RulesError):
+    """A turn that is malformed for this rule set (wrong number of boxes, ...)."""
+
+
+class FirstPlayerTieError(RulesError):
+    """The first-player roll tied at the top (or bottom): roll again."""
+
+
+class RollOffError(RulesError):
+    """A roll-off roll that does not fit: none under way, not a contender, ..."""
+
+
+#: Why a game ended; the API's ``reason`` values.
+REASONS = ("instant_win", "highest_total", "tie_shared", "most_generalas", "roll_off", "draw")
+
+
+def first_player(rules: RuleSet, rolls: Sequence[int] | None, players: int) -> int:
+    """Return the seat that starts, from one die per player (RULES.md ``first_player``).
+
+    With no rolls, or ``as_listed``, the first seat starts. A tie for the
+    deciding die raises :class:`FirstPlayerTieError`: the table rolls again.
+    """
+    rule = rules.options.first_player
+    if rolls is None or rule == "as_listed":
+        return 0
+    if not isinstance(rolls, (list, tuple)) or len(rolls) != players:
+        raise InvalidDiceError(f"first_rolls must hold one die per player ({players}).", "first_rolls")
+    for i, d in enumerate(rolls):
+        if type(d) is not int or not 1 <= d <= 6:
+            raise InvalidDiceError(f"A die is a whole number from 1 to 6, not {d!r}.", f"first_rolls.{i}")
+    best = max(rolls) if rule == "highest_die" else min(rolls)
+    seats = [i for i, d in enumerate(rolls) if d == best]
+    if len(seats) > 1:
+        raise FirstPlayerTieError(
+            f"Seats {', '.join(map(str, seats))} tied with {best}: they roll again.", "first_rolls"
+        )
+    return seats[0]
+
+
+@dataclass(frozen=True)
+class Choice:
+    """A box the player chose for a turn: scored, or scratched.
+
+    ``dice`` is the group of five placed there in a two-box variant.
+    """
+
+    category: str
+    scratch: bool = False
+    dice: tuple[int, ...] | None = None
+
+
+@dataclass(frozen=True)
+class Placed:
+    """A box filled by a turn, with the points the rules gave it."""
+
+    category: str
+    points: int
+    scratch: bool
+    dice: tuple[int, ...] | None = None
+
+
+@dataclass(frozen=True)
+class Play:
+    """A turn as recorded: who, the dice, and what each box got."""
+
+    player: int
+    round: int
+    dice: tuple[int, ...] | None
+    served: bool
+    boxes: tuple[Placed, ...]
+    instant_win: bool
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """Where a game stands: playing or finished, and who won and why.
+
+    While a ``roll_off`` tie-break is under way the game is still playing,
+    with no turn, and ``roll_off`` names the contenders still rolling.
+    """
+
+    status: str
+    winners: tuple[int, ...] = ()
+    reason: str | None = None
+    roll_off: tuple[int, ...] | None = None
+
+
+@dataclass
+class Game:
+    """The state of one game, built by playing its turns in order."""
+
+    rules: RuleSet
+    players: int
+    start: int = 0
+    sheets: list[dict[str, int]] = field(default_factory=list)
+    scratched: list[set[str]] = field(default_factory=list)
+    turns: int = 0
+    instant_winner: int | None = None
+    roll_offs: list[tuple[int, tuple[int, ...]]] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        if not 1 <= self.players <= MAX_PLAYERS:
+            raise InvalidTurnError(f"A game has 1 to {MAX_PLAYERS} players.", "players")
+        if not self.sheets:
+            self.sheets = [{} for _ in range(self.players)]
+            self.scratched = [set() for _ in range(self.players)]
+
+    # -- whose turn -------------------------------------------------------
+
+    @property
+    def total_turns(self) -> int:
+        """Turns in a game that runs to the end."""
+        return self.players * self.rules.rounds
+
+    def turn(self) -> tuple[int, int] | None:
+        """Return (player, round) to play next, or None once no turn is due."""
+        if self.instant_winner is not None or self.turns >= self.total_turns:
+            return None
+        return (self.start + self.turns) % self.players, self.turns // self.players + 1
+
+    # -- playing ----------------------------------------------------------
+
+    def play(self, player: Any, dice: Any, served: bool, choices: Sequence[Choice]) -> Play:
+        """Check a turn against the rules and the sheet, apply it, and return it.
+
+        The points come from the rules, never from the caller. Raises a
+        conflict error (game over, not this player's turn, closed box) or a
+        validation error (bad dice, box the roll does not qualify for).
+        """
+        due = self.turn()
+        if due is None:
+            raise GameOverError("The game is over: no more turns.", None)
+        if type(player) is not int or not 0 <= player < self.players:
+            raise InvalidTurnError(f"player must be a seat from 0 to {self.players - 1}.", "player")
+        if player != due[0]:
+            raise NotYourTurnError(f"It is player {due[0]}'s turn (round {due[1]}), not player {player}'s.", "player")
+        placed, counts = self._place(player, dice, bool(served), choices)
+        sheet = self.sheets[player]
+        wins = counts is not None and self.rules.boxes_per_turn == 1 and self.rules.wins_on_the_spot(
+            counts, bool(served), sheet
+        )
+        for p in placed:
+            sheet[p.category] = p.points
+            if p.scratch:
+                self.scratched[player].add(p.category)
+        self.turns += 1
+        if wins:
+            self.instant_winner = player
+        return Play(player, due[1], None if dice is None else tuple(dice), bool(served), tuple(placed), wins)
+
+    def _place(self, player: int, dice: Any, served: bool, choices: Sequence[Choice]):
+        rules = self.rules
+        n = rules.boxes_per_turn
+        sheet = self.sheets[player]
+        if len(choices) != n:
+            what = "one box" if n == 1 else f"{n} boxes"
+            raise InvalidTurnError(f"A turn of {rules.variant.id} fills {what}.", "boxes" if n > 1 else "category")
+        cats = [c.category for c in choices]
+        for i, c in enumerate(cats):
+            path = "category" if n == 1 else f"boxes.{i}.category"
+            if c not in rules.index:
+                raise UnknownBoxError(f"This sheet has no box {c!r}.", path)
+            if c in sheet:
+                raise BoxClosedError(f"Player {player}'s {c} is already closed.", path)
+        if len(set(cats)) != n:
+            raise InvalidTurnError("Each box of a turn must be a different box.", "boxes")
+
+        all_scratch = all(c.scratch for c in choices)
+        if dice is None:
+            if not all_scratch:
+                raise InvalidDiceError("dice are needed unless the turn is a scratch.", "dice")
+            counts = None
+        else:
+            counts = rules._counts(dice, rules.dice, "dice")
+
+        if n == 1:
+            choice = choices[0]
+            if choice.scratch:
+                return [Placed(choice.category, 0, True)], counts
+            score = rules._score(counts, served, sheet)  # type: ignore[arg-type]
+            points = dict(score.options).get(choice.category, 0)
+            if points == 0 and rules.box(choice.category).kind != "number":
+                raise NotQualifiedError(
+                    f"{'-'.join(map(str, sorted(dice)))} does not qualify for {choice.category}; "
+                    "scratch it instead, or choose another box.", "category",
+                )
+            return [Placed(choice.category, points, False)], counts
+
+        # Several boxes: each group of five goes in its own box.
+        placed = []
+        used: Counter = Counter()
+        for i, choice in enumerate(choices):
+            group = choice.dice
+            if group is None:
+                if not choice.scratch:
+                    raise InvalidGroupsError("Each scored box needs its group of five dice.", f"boxes.{i}.dice")
+                placed.append(Placed(choice.category, 0, True))
+                continue
+            g = rules._counts(list(group), GROUP, f"boxes.{i}.dice")
+            used.update(group)
+            if choice.scratch:
+                placed.append(Placed(choice.category, 0, True, tuple(sorted(group))))
+                continue
+            points = rules._points_on(g, served, sheet)[rules.index[choice.category]]
+            if points == 0 and rules.box(choice.category).kind != "number":
+                raise NotQualifiedError(
+                    f"{'-'.join(map(str, sorted(group)))} does not qualify for {choice.category}; scratch it instead.",
+                    f"boxes.{i}.category",
+                )
+            placed.append(Placed(choice.category, points, False, tuple(sorted(group))))
+        if counts is not None:
+            rolled = Counter({face: k for face, k in zip(range(1, 7), counts) if k})
+            if used - rolled:
+                raise InvalidGroupsError("The groups must be made of the dice rolled.", "boxes")
+            if all(c.dice is not None for c in choices) and used != rolled:
+                raise InvalidGroupsError("The groups must hold exactly the dice rolled.", "boxes")
+        elif used:
+            raise InvalidDiceError("Send the dice rolled with the groups.", "dice")
+        return placed, counts
+
+    # -- the end ----------------------------------------------------------
+
+    def totals(self) -> list[int]:
+        """Each player's total, bonuses included."""
+        return [self.rules.total(s) for s in self.sheets]
+
+    def leaders(self) -> tuple[int, ...] | None:
+        """Players with the highest total once every box is closed, else None."""
+        if self.instant_winner is not None or self.turns < self.total_turns:
+            return None
+        totals = self.totals()
+        best = max(totals)
+        return tuple(i for i, t in enumerate(totals) if t == best)
+
+    def outcome(self) -> Outcome:
+        """Return whether the game is over, who won, and why."""
+        if self.instant_winner is not None:
+            return Outcome("finished", (self.instant_winner,), "instant_win")
+        tied = self.leaders()
+        if tied is None:
+            return Outcome("playing")
+        if len(tied) == 1:
+            return Outcome("finished", tied, "highest_total")
+        rule = self.rules.options.tie_break
+        if rule == "most_generalas":
+            counts = {i: self.rules.generalas(self.sheets[i]) for i in tied}
+            most = max(counts.values())
+            ahead = tuple(i for i in tied if counts[i] == most)
+            return Outcome("finished", ahead, "most_generalas" if len(ahead) == 1 else "draw")
+        if rule == "roll_off":
+            return self._roll_off_outcome(tied)
+        return Outcome("finished", tied, "tie_shared")
+
+    def _roll_off_rounds(self, tied: tuple[int, ...]):
+        """Walk the roll-off rolls: yield (contenders, rolls so far) per round."""
+        contenders = tied
+        rolls: dict[int, int] = {}
+        for player, dice in self.roll_offs:
+            rolls[player] = sum(dice)
+            if len(rolls) == len(contenders):
+                best = max(rolls.values())
+                contenders = tuple(p for p in contenders if rolls[p] == best)
+                rolls = {}
+                if len(contenders) == 1:
+                    break
+        return contenders, rolls
+
+    def _roll_off_outcome(self, tied: tuple[int, ...]) -> Outcome:
+        contenders, _ = self._roll_off_rounds(tied)
+        if len(contenders) == 1:
+            return Outcome("finished", contenders, "roll_off")
+        return Outcome("playing", roll_off=contenders)
+
+    def roll_off(self, player: Any, dice: Any) -> None:
+        """Record one tie-break roll of five dice by a tied player."""
+        out = self.outcome()
+        if out.roll_off is None:
+            raise RollOffError("No roll-off is under way in this game.", None)
+        if type(player) is not int or player not in out.roll_off:
+            raise RollOffError(
+                f"Only players {', '.join(map(str, out.roll_off))} are in the roll-off.", "player"
+            )
+        _, rolled = self._roll_off_rounds(self.leaders())  # type: ignore[arg-type]
+        if player in rolled:
+            raise RollOffError(f"Player {player} has rolled this round; the others roll now.", "player")
+        self.rules._counts(dice, GROUP, "dice")
+        self.roll_offs.append((player, tuple(dice)))
+
+    def roll_off_state(self) -> dict[str, Any] | None:
+        """Return the roll-off under way: contenders, and this round's rolls."""
+        out = self.outcome()
+        if out.roll_off is None:
+            return None
+        contenders, rolled = self._roll_off_rounds(self.leaders())  # type: ignore[arg-type]
+        return {"players": list(contenders), "rolled": {str(p): s for p, s in rolled.items()}}
+
+    # -- rebuilding -------------------------------------------------------
+
+    @classmethod
+    def replay(cls, rules: RuleSet, players: int, start: int,
+               turns: Iterable[tuple[int, Any, bool, Sequence[Choice]]]) -> tuple["Game", list[Play]]:
+        """Play ``turns`` (player, dice, served, choices) from the start.
+
+        Raises the error of the first turn that no longer fits, with the
+        1-based turn number in ``exc.turn``.
+        """
+        game = cls(rules, players, start)
+        plays = []
+        for n, (player, dice, served, choices) in enumerate(turns, start=1):
+            try:
+                plays.append(game.play(player, dice, served, choices))
+            except RulesError as exc:
+                exc.turn = n  # type: ignore[attr-defined]
+                raise
+        return game, plays
+

@@ -1,0 +1,355 @@
+"""Shared score sheets: create games, record turns, undo, correct, roll off.
+
+Each write runs in one transaction that first locks the game (SQLite:
+``BEGIN IMMEDIATE``; PostgreSQL: ``SELECT ... FOR UPDATE``), rebuilds the
+game's state from its stored entries, lets the rules engine check and apply
+the change, and writes the result with a new version. Nothing here scores a
+roll: the engine does.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import secrets
+import unicodedata
+from datetime import datetime
+from typing import Any, Sequence
+
+from sqlalchemy import delete, select
+from sqlalchemy.exc import IntegrityError
+
+from .database import begin_write
+from .extensions import db
+from .models import EntryRow, GameRow, PlayerRow, RollOffRow, TurnRow, utcnow
+from .rules import Choice, Game, InvalidTurnError, Play, RuleSet, RulesError, build_rules, first_player
+from .rules.game import MAX_PLAYERS
+
+MAX_NAME = 40
+
+
+class GameNotFound(LookupError):
+    """No game has this id."""
+
+
+class Unauthorized(PermissionError):
+    """No write token was sent (401)."""
+
+
+class Forbidden(PermissionError):
+    """The token is not this game's (403)."""
+
+
+class Conflict(Exception):
+    """The change does not fit the game's current state (409)."""
+
+    def __init__(self, message: str, field: str | None = None):
+        super().__init__(message)
+        self.message, self.field = message, field
+
+
+class PreconditionFailed(Exception):
+    """If-Match named a version that is no longer current (412)."""
+
+
+class NameError_(ValueError):
+    """A player list that is not 1-12 distinct names of 1-40 characters."""
+
+    def __init__(self, message: str, field: str):
+        super().__init__(message)
+        self.message, self.field = message, field
+
+
+# -- tokens ---------------------------------------------------------------------
+
+def new_token() -> str:
+    """A write secret: 256 random bits, URL-safe."""
+    return secrets.token_urlsafe(32)
+
+
+def hash_token(token: str) -> str:
+    """Only this is stored; a leaked database gives no write access."""
+    return hashlib.sha256(token.encode("utf-8")).hexdigest()
+
+
+def check_token(game: GameRow, token: str | None) -> None:
+    """Raise Unauthorized without a token, Forbidden with the wrong one."""
+    if not token:
+        raise Unauthorized()
+    if not hmac.compare_digest(hash_token(token), game.token_hash):
+        raise Forbidden()
+
+
+# -- names ------------------------------------------------------------------------
+
+def clean_names(names: Any) -> list[tuple[str, str]]:
+    """Return (name, comparison key) for each player, or raise NameError_."""
+    if not isinstance(names, list) or not 1 <= len(names) <= MAX_PLAYERS:
+        raise NameError_(f"players must list 1 to {MAX_PLAYERS} names.", "players")
+    out: list[tuple[str, str]] = []
+    seen: dict[str, int] = {}
+    for i, raw in enumerate(names):
+        if not isinstance(raw, str):
+            raise NameError_("A player's name is text.", f"players.{i}")
+        name = unicodedata.normalize("NFC", " ".join(raw.split()))
+        if not 1 <= len(name) <= MAX_NAME:
+            raise NameError_(f"A name has 1 to {MAX_NAME} characters.", f"players.{i}")
+        if any(unicodedata.category(ch)[0] == "C" for ch in name):
+            raise NameError_("A name cannot hold control or invisible format characters.", f"players.{i}")
+        key = name.casefold()
+        if key in seen:
+            raise NameError_(f"{name!r} is already at the table (seat {seen[key]}).", f"players.{i}")
+        seen[key] = i
+        out.append((name, key))
+    return out
+
+
+# -- state ------------------------------------------------------------------------
+
+def rules_of(game: GameRow) -> RuleSet:
+    return build_rules(game.rules)
+
+
+def state_of(game: GameRow) -> Game:
+    """Rebuild the engine's state of ``game`` from its stored entries."""
+    rules = rules_of(game)
+    n = len(game.players)
+    state = Game(rules, n, game.start)
+    for e in db.session.scalars(select(EntryRow).where(EntryRow.game_id == game.id)):
+        state.sheets[e.player][e.box] = e.points
+        if e.scratch:
+            state.scratched[e.player].add(e.box)
+    state.turns = game.turns
+    if game.reason == "instant_win":
+        state.instant_winner = game.winners[0]
+    state.roll_offs = [
+        (r.player, tuple(r.dice))
+        for r in db.session.scalars(select(RollOffRow).where(RollOffRow.game_id == game.id).order_by(RollOffRow.seq))
+    ]
+    return state
+
+
+def _apply_outcome(game: GameRow, state: Game) -> None:
+    out = state.outcome()
+    game.status = out.status
+    game.winners = list(out.winners)
+    game.reason = out.reason
+    game.turns = state.turns
+    game.version += 1
+    game.updated_at = utcnow()
+
+
+# -- reading ----------------------------------------------------------------------
+
+def get(game_id: str) -> GameRow:
+    game = db.session.get(GameRow, game_id) if isinstance(game_id, str) and len(game_id) <= 32 else None
+    if game is None:
+        raise GameNotFound(game_id)
+    return game
+
+
+def version_of(game_id: str) -> int:
+    """The current version alone: what a polling client's 304 needs."""
+    version = db.session.scalar(select(GameRow.version).where(GameRow.id == game_id)) if len(game_id) <= 32 else None
+    if version is None:
+        raise GameNotFound(game_id)
+    return version
+
+
+def turns_of(game: GameRow) -> list[TurnRow]:
+    return list(db.session.scalars(select(TurnRow).where(TurnRow.game_id == game.id).order_by(TurnRow.number)))
+
+
+def roll_offs_of(game: GameRow) -> list[RollOffRow]:
+    return list(db.session.scalars(
+        select(RollOffRow).where(RollOffRow.game_id == game.id).order_by(RollOffRow.seq)))
+
+
+# -- writing ----------------------------------------------------------------------
+
+def create(rules: RuleSet, names: Any, first_rolls: Sequence[int] | None) -> tuple[GameRow, str]:
+    """Create a game; return it and its write token (shown once)."""
+    players = clean_names(names)
+    start = first_player(rules, first_rolls, len(players))
+    token = new_token()
+    game = GameRow(
+        id=secrets.token_urlsafe(12), token_hash=hash_token(token), rules=rules.spec(), start=start,
+        turns=0, status="playing", winners=[], reason=None, version=1,
+    )
+    game.players = [PlayerRow(seat=i, name=name, name_key=key) for i, (name, key) in enumerate(players)]
+    db.session.add(game)
+    db.session.commit()
+    return game, token
+
+
+def _lock(game_id: str, token: str | None, if_match: Any) -> GameRow:
+    """Begin a write: lock the game, check the token and If-Match."""
+    begin_write()
+    stmt = select(GameRow).where(GameRow.id == game_id).with_for_update()
+    game = db.session.scalars(stmt).first() if isinstance(game_id, str) and len(game_id) <= 32 else None
+    if game is None:
+        raise GameNotFound(game_id)
+    check_token(game, token)
+    if if_match is not None and not if_match.contains(str(game.version)) and not if_match.star_tag:
+        raise PreconditionFailed()
+    return game
+
+
+def _commit() -> None:
+    try:
+        db.session.commit()
+    except IntegrityError:
+        # The database's own constraint caught what the checks did not see
+        # (a concurrent writer): nothing of this request is kept.
+        db.session.rollback()
+        raise Conflict("Another change to this game landed first; reload and try again.") from None
+
+
+def _write_play(game: GameRow, number: int, play: Play) -> TurnRow:
+    turn = TurnRow(game_id=game.id, number=number, player=play.player, round=play.round,
+                   dice=None if play.dice is None else list(play.dice), served=play.served, corrections=[])
+    turn.entries = [
+        EntryRow(game_id=game.id, player=play.player, box=p.category, points=p.points, scratch=p.scratch,
+                 dice=None if p.dice is None else list(p.dice))
+        for p in play.boxes
+    ]
+    db.session.add(turn)
+    return turn
+
+
+def record_turn(game_id: str, token: str | None, if_match: Any, data: dict[str, Any]) -> GameRow:
+    """Record the next turn; the engine checks whose turn and which boxes."""
+    game = _lock(game_id, token, if_match)
+    state = state_of(game)
+    choices = turn_choices(data, state.rules)
+    play = state.play(data["player"], data.get("dice"), data.get("served", False), choices)
+    _write_play(game, state.turns, play)
+    _apply_outcome(game, state)
+    _commit()
+    return game
+
+
+def undo_last(game_id: str, token: str | None, if_match: Any) -> GameRow:
+    """Remove the last turn (an instant win included) and any roll-off after it."""
+    game = _lock(game_id, token, if_match)
+    last = db.session.scalars(
+        select(TurnRow).where(TurnRow.game_id == game.id).order_by(TurnRow.number.desc()).limit(1)).first()
+    if last is None:
+        raise Conflict("No turn has been recorded yet: there is nothing to undo.")
+    db.session.execute(delete(RollOffRow).where(RollOffRow.game_id == game.id))
+    db.session.execute(delete(EntryRow).where(EntryRow.turn_id == last.id))
+    db.session.execute(delete(TurnRow).where(TurnRow.id == last.id))
+    game.reason = None  # a finished game plays again from here
+    state = state_of(game)
+    state.turns = game.turns - 1
+    state.instant_winner = None
+    state.roll_offs = []
+    _apply_outcome(game, state)
+    _commit()
+    return game
+
+
+def turn_choices(data: dict[str, Any], rules: RuleSet) -> list[Choice]:
+    """The boxes a turn fills, from ``category``/``scratch`` (one box) or ``boxes``."""
+    n = rules.boxes_per_turn
+    if n == 1:
+        if "boxes" in data:
+            raise InvalidTurnError(f"{rules.variant.id} fills one box a turn: send category.", "boxes")
+        if "category" not in data:
+            raise InvalidTurnError("Name the box this turn goes in.", "category")
+        return [Choice(data["category"], data.get("scratch", False))]
+    if "category" in data:
+        raise InvalidTurnError(f"{rules.variant.id} fills {n} boxes a turn: send boxes.", "category")
+    if "boxes" not in data:
+        raise InvalidTurnError(f"Name the {n} boxes this turn fills.", "boxes")
+    return [Choice(b["category"], b.get("scratch", False), None if b.get("dice") is None else tuple(b["dice"]))
+            for b in data["boxes"]]
+
+
+def _choices_of(turn: TurnRow) -> list[Choice]:
+    return [Choice(e.box, e.scratch, None if e.dice is None else tuple(e.dice)) for e in turn.entries]
+
+
+def correct_turn(game_id: str, token: str | None, if_match: Any, number: int, data: dict[str, Any]) -> GameRow:
+    """Correct turn ``number`` and re-check every turn from the start.
+
+    ``data`` may hold ``dice``, ``served``, and the box (``category`` and
+    ``scratch``, or ``boxes``); what it does not hold stays as recorded. A
+    correction that a later turn no longer fits is refused whole (409),
+    naming that turn.
+    """
+    game = _lock(game_id, token, if_match)
+    turns = turns_of(game)
+    if not 1 <= number <= len(turns):
+        raise GameNotFound(f"turn {number}")
+    target = turns[number - 1]
+    if "player" in data and data["player"] != target.player:
+        raise InvalidTurnError(
+            f"Turn {number} was player {target.player}'s; a correction cannot change whose turn it was.", "player")
+    if "scratch" in data and "category" not in data:
+        raise InvalidTurnError("Send the category with scratch.", "scratch")
+    if not {"dice", "served", "category", "boxes"} & set(data):
+        raise InvalidTurnError("Send what to correct: dice, served, category or boxes.", None)
+    rules = rules_of(game)
+    choices = turn_choices(data, rules) if {"category", "boxes"} & set(data) else _choices_of(target)
+    history = [(t.player, t.dice, t.served, _choices_of(t)) for t in turns]
+    new = (target.player, data.get("dice", target.dice), data.get("served", target.served), choices)
+    history[number - 1] = new
+    before = state_of(game)
+    try:
+        state, plays = Game.replay(rules, len(game.players), game.start, history)
+    except RulesError as exc:
+        at = getattr(exc, "turn", number)
+        if at == number:
+            raise  # the corrected turn itself is wrong: a validation error
+        raise Conflict(f"With this correction turn {at} no longer fits: {exc.message}", "turn") from None
+
+    target.corrections = [*target.corrections, {
+        "dice": target.dice, "served": target.served,
+        "boxes": [{"category": e.box, "points": e.points, "scratch": e.scratch, "dice": e.dice}
+                  for e in target.entries],
+        "recorded_at": _iso(target.corrected_at or target.recorded_at),
+    }]
+    target.dice = None if new[1] is None else list(new[1])
+    target.served = bool(new[2])
+    target.corrected_at = utcnow()
+    # Later turns keep their boxes but their points follow the corrected
+    # sheet (a double generala, an instant win); rewrite every entry.
+    db.session.execute(delete(EntryRow).where(EntryRow.game_id == game.id))
+    db.session.flush()
+    for turn, play in zip(turns, plays):
+        for p in play.boxes:
+            db.session.add(EntryRow(game_id=game.id, turn_id=turn.id, player=play.player, box=p.category,
+                                    points=p.points, scratch=p.scratch,
+                                    dice=None if p.dice is None else list(p.dice)))
+    # Roll-off rolls settle one tie; if the correction changed who is tied,
+    # they no longer mean anything.
+    if before.roll_offs and before.leaders() == state.leaders():
+        state.roll_offs = before.roll_offs
+    elif before.roll_offs:
+        db.session.execute(delete(RollOffRow).where(RollOffRow.game_id == game.id))
+    _apply_outcome(game, state)
+    db.session.expire(target, ["entries"])
+    _commit()
+    return game
+
+
+def roll_off(game_id: str, token: str | None, if_match: Any, player: int, dice: Any) -> GameRow:
+    """Record one tie-break roll; the game ends when one player is highest."""
+    game = _lock(game_id, token, if_match)
+    state = state_of(game)
+    state.roll_off(player, dice)
+    db.session.add(RollOffRow(game_id=game.id, seq=len(state.roll_offs), player=player, dice=list(dice)))
+    _apply_outcome(game, state)
+    _commit()
+    return game
+
+
+def _iso(dt: datetime | None) -> str | None:
+    if dt is None:
+        return None
+    if dt.tzinfo is None:  # SQLite hands back naive datetimes it stored as UTC
+        from datetime import timezone
+
+        dt = dt.replace(tzinfo=timezone.utc)
+    return dt.isoformat().replace("+00:00", "Z")

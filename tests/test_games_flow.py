@@ -1,0 +1,203 @@
+"""Whole games through the API, on SQLite and on PostgreSQL."""
+
+from __future__ import annotations
+
+import pytest
+
+from service.rules import VARIANTS, find_variant
+
+#: A roll that qualifies for each box, and what it scores there (not served).
+QUALIFYING = {
+    "ones": ([1, 1, 1, 2, 3], 3), "twos": ([2, 2, 1, 3, 4], 4), "threes": ([3, 3, 3, 1, 2], 9),
+    "fours": ([4, 4, 1, 2, 3], 8), "fives": ([5, 5, 5, 5, 1], 20), "sixes": ([6, 6, 6, 1, 2], 18),
+    "straight": ([1, 2, 3, 4, 5], 20), "full": ([2, 2, 2, 3, 3], 30), "four": ([4, 4, 4, 4, 1], 40),
+    "generala": ([5, 5, 5, 5, 5], 50), "double_generala": ([6, 6, 6, 6, 6], 100),
+    "small_general": ([2, 2, 2, 2, 2], 60),
+}
+CAMEROON = {
+    "ones": [1, 1, 2, 3, 4], "twos": [2, 2, 2, 1, 3], "threes": [3, 3, 1, 2, 4], "fours": [4, 4, 4, 1, 2],
+    "fives": [5, 5, 1, 2, 3], "sixes": [6, 6, 6, 6, 1], "five_of_a_kind": [4, 4, 4, 4, 4],
+    "big_cameroon": [2, 3, 4, 5, 6], "little_cameroon": [1, 2, 3, 4, 5], "full": [6, 6, 6, 5, 5],
+}
+
+
+@pytest.mark.parametrize("variant", [v for v in VARIANTS if VARIANTS[v].boxes_per_turn == 1])
+def test_a_whole_game_of_every_one_box_variant(new_game, variant):
+    rules = find_variant(variant).rules()
+    table = new_game(variant, ["Ana", "Beto", "Ceci"])
+    expected = [0, 0, 0]
+    for rnd in range(1, rules.rounds + 1):
+        for p in range(3):
+            game = table.get()
+            assert game["turn"] == {"player": p, "round": rnd}
+            box = rules.boxes[rnd - 1].id
+            if p == 2:  # Ceci scratches everything
+                table.turn(p, box, scratch=True)
+                continue
+            dice, points = QUALIFYING[box]
+            if variant == "generala-wiki" and box == "straight":
+                dice = [1, 2, 4, 5, 6]  # circular straights count here
+            game = table.turn(p, box, dice)
+            assert game["players"][p]["sheet"][box] == points
+            expected[p] += points
+    game = table.get()
+    assert game["status"] == "finished" and game["turn"] is None
+    assert [pl["total"] for pl in game["players"]] == expected
+    assert game["players"][2]["scratched"] == [b.id for b in rules.boxes]
+    assert (game["winners"], game["reason"]) == ([0, 1], "tie_shared" if rules.options.tie_break == "share"
+                                                 else "draw")
+    table.turn(0, "ones", [1, 1, 1, 1, 1], expect=409)  # the game is over
+
+
+def test_a_whole_game_of_double_cameroon(new_game):
+    rules = find_variant("double-cameroon").rules()
+    table = new_game("double-cameroon", ["Ana", "Beto"])
+    boxes = [b.id for b in rules.boxes]
+    for rnd in range(rules.rounds):
+        a, b = boxes[2 * rnd], boxes[2 * rnd + 1]
+        for p in range(2):
+            r = table.client.post(table.url("/turns"), headers=table.auth, json={
+                "player": p, "dice": CAMEROON[a] + CAMEROON[b],
+                "boxes": [{"category": a, "dice": CAMEROON[a]},
+                          {"category": b, "dice": CAMEROON[b], "scratch": p == 1}],
+            })
+            assert r.status_code == 201, r.get_json()
+    game = table.get()
+    assert game["status"] == "finished" and game["rounds"] == 5
+    # Ana scored all ten boxes; Beto only the first group of each turn.
+    ana, beto = game["players"][0], game["players"][1]
+    assert ana["sheet"] == {"ones": 2, "twos": 6, "threes": 6, "fours": 12, "fives": 10, "sixes": 24,
+                            "five_of_a_kind": 50, "big_cameroon": 30, "little_cameroon": 21, "full": 28}
+    assert beto["scratched"] == ["twos", "fours", "sixes", "big_cameroon", "full"]
+    assert game["winners"] == [0] and game["reason"] == "highest_total"
+
+
+def test_instant_win_and_its_undo(new_game):
+    table = new_game("generala", ["Ana", "Beto"])
+    table.turn(0, "sixes", [6, 6, 6, 1, 2])
+    game = table.turn(1, "generala", [3, 3, 3, 3, 3], served=True)
+    assert (game["status"], game["winners"], game["reason"], game["turn"]) == ("finished", [1], "instant_win", None)
+    assert game["players"][1]["sheet"]["generala"] == 50
+    assert game["players"][0]["sheet"]["ones"] is None  # open boxes stay open
+    table.turn(0, "ones", [1, 1, 1, 1, 1], expect=409)
+    game = table.undo()
+    assert (game["status"], game["winners"], game["reason"]) == ("playing", [], None)
+    assert game["turn"] == {"player": 1, "round": 1}
+    assert game["players"][1]["sheet"]["generala"] is None
+    game = table.turn(1, "generala", [3, 3, 3, 3, 3])  # not served this time: plays on
+    assert game["status"] == "playing"
+
+
+def test_undo_walks_back_to_the_start(new_game):
+    table = new_game("generala", ["Ana", "Beto"])
+    table.turn(0, "straight", [1, 2, 3, 4, 5], served=True)
+    table.turn(1, "ones", scratch=True)
+    game = table.undo()
+    assert game["turn"] == {"player": 1, "round": 1} and game["players"][1]["sheet"]["ones"] is None
+    game = table.undo()
+    assert game["turn"] == {"player": 0, "round": 1} and game["players"][0]["total"] == 0
+    r = table.client.delete(table.url("/turns/last"), headers=table.auth)
+    assert r.status_code == 409 and "nothing to undo" in r.get_json()["detail"]
+
+
+def test_correction_and_history(new_game):
+    table = new_game("generala", ["Ana", "Beto"])
+    table.turn(0, "full", [6, 6, 6, 1, 1], served=True)
+    table.turn(1, "ones", [1, 1, 2, 3, 4])
+    table.turn(0, "twos", [2, 2, 2, 5, 6])
+    # Ana's first roll was not served after all, and goes in sixes.
+    game = table.correct(1, category="sixes", served=False)
+    assert game["players"][0]["sheet"]["full"] is None
+    assert game["players"][0]["sheet"]["sixes"] == 18
+    assert game["players"][0]["total"] == 18 + 6
+    history = table.client.get(table.url("/turns")).get_json()["turns"]
+    assert [t["number"] for t in history] == [1, 2, 3]
+    first = history[0]
+    assert first["served"] is False and first["boxes"][0]["category"] == "sixes"
+    assert first["corrected_at"] is not None
+    assert first["corrections"][0]["served"] is True
+    assert first["corrections"][0]["boxes"] == [{"category": "full", "points": 35, "scratch": False, "dice": None}]
+    # dice only: the box stays
+    game = table.correct(2, dice=[1, 1, 1, 3, 4])
+    assert game["players"][1]["sheet"]["ones"] == 3
+
+
+def test_correction_that_a_later_turn_no_longer_fits_is_refused(new_game):
+    table = new_game("generala", ["Ana", "Beto"])
+    table.turn(0, "full", [6, 6, 6, 1, 1])
+    table.turn(1, "ones", [1, 1, 2, 3, 4])
+    table.turn(0, "twos", [2, 2, 2, 5, 6])
+    before = table.get()
+    r = table.client.patch(table.url("/turns/1"), json={"category": "twos", "dice": [2, 2, 3, 4, 5]},
+                           headers=table.auth)
+    assert r.status_code == 409 and "turn 3" in r.get_json()["detail"]
+    r = table.client.patch(table.url("/turns/1"), json={"category": "straight"}, headers=table.auth)
+    assert r.status_code == 422 and "category" in r.get_json()["errors"]  # 6-6-6-1-1 is no straight
+    after = table.get()
+    assert after["players"] == before["players"] and after["version"] == before["version"]
+
+
+def test_correction_can_turn_a_later_turn_into_an_instant_win(new_game):
+    table = new_game("generala-doble", ["Ana", "Beto"])
+    table.turn(0, "generala", [4, 4, 4, 4, 4])   # Ana closes generala
+    table.turn(1, "ones", [1, 2, 2, 3, 4])
+    game = table.turn(0, "four", [5, 5, 5, 5, 5], served=True)  # generala closed: no instant win
+    assert game["status"] == "playing" and game["players"][0]["sheet"]["four"] == 45
+    # Her first turn was really a scratch of ones: generala stays open, so
+    # the served generala of turn 3 wins the game.
+    game = table.correct(1, category="ones", scratch=True)
+    assert (game["status"], game["winners"], game["reason"]) == ("finished", [0], "instant_win")
+
+
+def test_first_player_and_ties_re_rolled(new_game, api):
+    table = new_game("general-pr", ["Ana", "Beto", "Ceci"], first_rolls=[4, 2, 5])
+    assert table.body["first_player"] == 1 and table.body["turn"] == {"player": 1, "round": 1}
+    r = api.post("/api/v1/games", json={"variant": "generala", "players": ["Ana", "Beto"], "first_rolls": [6, 6]})
+    assert r.status_code == 422 and "first_rolls" in r.get_json()["errors"]
+    table = new_game("generala", ["Ana", "Beto"], first_rolls=[6, 5])
+    assert table.body["first_player"] == 0
+
+
+def test_most_generalas_breaks_a_tie(new_game):
+    table = new_game("generala-doble", ["Ana", "Beto"])
+    table.turn(0, "generala", [5, 5, 5, 5, 5])
+    table.turn(1, "sixes", [6, 6, 6, 6, 6])
+    table.turn(0, "ones", scratch=True)
+    table.turn(1, "fives", [5, 5, 5, 5, 1])
+    rules = find_variant("generala-doble").rules()
+    while (turn := table.get()["turn"]) is not None:
+        sheet = table.get()["players"][turn["player"]]["sheet"]
+        table.turn(turn["player"], next(b.id for b in rules.boxes if sheet[b.id] is None), scratch=True)
+    game = table.get()
+    assert [p["total"] for p in game["players"]] == [50, 50]
+    assert (game["winners"], game["reason"]) == ([0], "most_generalas")
+
+
+def test_roll_off(new_game):
+    table = new_game({"base": "generala", "tie_break": "roll_off"}, ["Ana", "Beto"])
+    rules = find_variant("generala").rules()
+    for _ in range(rules.rounds):
+        for p in range(2):
+            sheet = table.get()["players"][p]["sheet"]
+            table.turn(p, next(b.id for b in rules.boxes if sheet[b.id] is None), scratch=True)
+    game = table.get()
+    assert (game["status"], game["turn"], game["roll_off"]) == ("playing", None, {"players": [0, 1], "rolled": {}})
+
+    def roll(player, dice, expect=201):
+        r = table.client.post(table.url("/roll-off"), json={"player": player, "dice": dice}, headers=table.auth)
+        assert r.status_code == expect, r.get_json()
+        return r.get_json()
+
+    roll(0, [6, 6, 6, 6, 6])
+    roll(0, [6, 6, 6, 6, 6], expect=409)
+    game = roll(1, [6, 6, 6, 6, 6])          # tied again: both roll again
+    assert game["roll_off"] == {"players": [0, 1], "rolled": {}}
+    roll(1, [1, 1, 1, 1, 2])
+    game = roll(0, [1, 1, 1, 1, 3])
+    assert (game["status"], game["winners"], game["reason"], game["roll_off"]) == ("finished", [0], "roll_off", None)
+    roll(1, [6, 6, 6, 6, 6], expect=409)
+    history = table.client.get(table.url("/turns")).get_json()
+    assert [r["player"] for r in history["roll_offs"]] == [0, 1, 1, 0]
+    # undoing the last turn reopens the game and forgets the roll-off
+    game = table.undo()
+    assert game["status"] == "playing" and game["roll_off"] is None and game["turn"]["round"] == 10
