@@ -16,6 +16,7 @@ import sys
 import time
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -26,19 +27,36 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+class Server:
+    """A gunicorn started by :func:`gunicorn`: its port, and a way to kill it."""
+
+    def __init__(self, proc: subprocess.Popen, port: int):
+        self.proc, self.port = proc, port
+
+    def kill(self) -> None:
+        """SIGKILL the master and every worker at once: a crash, not a shutdown."""
+        try:
+            os.killpg(self.proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        self.proc.wait(timeout=20)
+
+
 @contextmanager
-def gunicorn(app: str, workers: int = 2, worker_class: str = "sync", env: dict | None = None):
-    """Run ``gunicorn app`` on a free loopback port; yield the port.
+def gunicorn(app: str, workers: int = 2, worker_class: str = "sync", env: dict | None = None,
+             threads: int = 1):
+    """Run ``gunicorn app`` on a free loopback port; yield a :class:`Server`.
 
     The defaults are those of scripts/serve, so a benchmark measures the
     server as it is deployed.
     """
     port = free_port()
     cmd = [sys.executable, "-m", "gunicorn", "--bind", f"127.0.0.1:{port}", "--workers", str(workers),
-           "--worker-class", worker_class, "--log-level", "warning", app]
+           "--worker-class", worker_class, "--threads", str(threads), "--log-level", "warning", app]
     proc = subprocess.Popen(cmd, cwd=ROOT, env={**os.environ, **(env or {})}, start_new_session=True)
+    server = Server(proc, port)
     try:
-        deadline = time.monotonic() + 20
+        deadline = time.monotonic() + 30
         while True:
             try:
                 socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
@@ -47,10 +65,26 @@ def gunicorn(app: str, workers: int = 2, worker_class: str = "sync", env: dict |
                 if time.monotonic() > deadline or proc.poll() is not None:
                     raise RuntimeError(f"gunicorn {app} did not start")
                 time.sleep(0.05)
-        yield port
+        yield server
     finally:
-        os.killpg(proc.pid, signal.SIGTERM)
-        proc.wait(timeout=20)
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGTERM)
+            proc.wait(timeout=20)
+
+
+def request(port: int, method: str, path: str, body: Any = None, headers: dict | None = None,
+            timeout: float = 30) -> tuple[int, dict, Any]:
+    """One HTTP request on a fresh connection; return (status, headers, JSON body or None)."""
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=timeout)
+    try:
+        data = None if body is None else json.dumps(body).encode()
+        hdrs = {"Content-Type": "application/json", **(headers or {})} if data is not None else dict(headers or {})
+        conn.request(method, path, body=data, headers=hdrs)
+        resp = conn.getresponse()
+        raw = resp.read()
+        return resp.status, dict(resp.getheaders()), (json.loads(raw) if raw else None)
+    finally:
+        conn.close()
 
 
 def _worker(port: int, method: str, path: str, bodies: list[bytes], seconds: float, out) -> None:

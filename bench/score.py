@@ -62,8 +62,10 @@ def in_process(reqs: list[dict], repeat: int = 20_000) -> tuple[float, float]:
 def http_round(worker_class: str, reqs: list[dict], args: argparse.Namespace) -> float:
     """Drive echo and score under ``worker_class``; print figures, return the ratio."""
     results: dict[str, list[dict]] = {"echo": [], "score": []}
-    with gunicorn("bench.echo_app:app", worker_class=worker_class) as echo_port, \
-            gunicorn("wsgi:app", worker_class=worker_class) as score_port:
+    threads = 4 if worker_class == "gthread" else 1
+    with gunicorn("bench.echo_app:app", worker_class=worker_class, threads=threads) as echo, \
+            gunicorn("wsgi:app", worker_class=worker_class, threads=threads) as scorer:
+        echo_port, score_port = echo.port, scorer.port
         load(echo_port, "/api/v1/score", reqs, args.concurrency, 1.0)   # warm up both
         load(score_port, "/api/v1/score", reqs, args.concurrency, 1.0)
         for _ in range(args.rounds):  # alternate so drift hits both alike
