@@ -42,8 +42,12 @@ class Server:
         self.proc.wait(timeout=20)
 
 
+#: scripts/serve's default: 2 sync workers.
+SERVE_WORKERS = 2
+
+
 @contextmanager
-def gunicorn(app: str, workers: int = 2, worker_class: str = "sync", env: dict | None = None,
+def gunicorn(app: str, workers: int = SERVE_WORKERS, worker_class: str = "sync", env: dict | None = None,
              threads: int = 1):
     """Run ``gunicorn app`` on a free loopback port; yield a :class:`Server`.
 

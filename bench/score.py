@@ -23,7 +23,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench._http import gunicorn, load  # noqa: E402
+from bench._http import SERVE_WORKERS, gunicorn, load  # noqa: E402
 from service.rules import find_variant  # noqa: E402
 
 
@@ -71,7 +71,7 @@ def http_round(worker_class: str, reqs: list[dict], args: argparse.Namespace) ->
         for _ in range(args.rounds):  # alternate so drift hits both alike
             results["echo"].append(load(echo_port, "/api/v1/score", reqs, args.concurrency, args.seconds))
             results["score"].append(load(score_port, "/api/v1/score", reqs, args.concurrency, args.seconds))
-    print(f"HTTP, gunicorn 2 {worker_class} workers, {args.concurrency} client processes, "
+    print(f"HTTP, gunicorn {SERVE_WORKERS} {worker_class} workers, {args.concurrency} client processes, "
           f"{args.rounds} x {args.seconds:g}s each, alternating")
     for name, runs in results.items():
         rps = statistics.median(r["rps"] for r in runs)

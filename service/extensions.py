@@ -13,5 +13,7 @@ NAMING = {
     "pk": "pk_%(table_name)s",
 }
 
-db = SQLAlchemy(metadata=MetaData(naming_convention=NAMING))
+# expire_on_commit off: a write answers with the state it just wrote, without
+# reading every row back after the commit.
+db = SQLAlchemy(metadata=MetaData(naming_convention=NAMING), session_options={"expire_on_commit": False})
 migrate = Migrate()

@@ -122,10 +122,8 @@ def state_of(game: GameRow) -> Game:
     state.turns = game.turns
     if game.reason == "instant_win":
         state.instant_winner = game.winners[0]
-    state.roll_offs = [
-        (r.player, tuple(r.dice))
-        for r in db.session.scalars(select(RollOffRow).where(RollOffRow.game_id == game.id).order_by(RollOffRow.seq))
-    ]
+    if state.turns >= state.total_turns:  # roll-offs only follow a full game
+        state.roll_offs = [(r.player, tuple(r.dice)) for r in roll_offs_of(game)]
     return state
 
 
@@ -217,7 +215,7 @@ def _write_play(game: GameRow, number: int, play: Play) -> TurnRow:
     return turn
 
 
-def record_turn(game_id: str, token: str | None, if_match: Any, data: dict[str, Any]) -> GameRow:
+def record_turn(game_id: str, token: str | None, if_match: Any, data: dict[str, Any]) -> tuple[GameRow, Game]:
     """Record the next turn; the engine checks whose turn and which boxes."""
     game = _lock(game_id, token, if_match)
     state = state_of(game)
@@ -226,10 +224,10 @@ def record_turn(game_id: str, token: str | None, if_match: Any, data: dict[str, 
     _write_play(game, state.turns, play)
     _apply_outcome(game, state)
     _commit()
-    return game
+    return game, state
 
 
-def undo_last(game_id: str, token: str | None, if_match: Any) -> GameRow:
+def undo_last(game_id: str, token: str | None, if_match: Any) -> tuple[GameRow, Game]:
     """Remove the last turn (an instant win included) and any roll-off after it."""
     game = _lock(game_id, token, if_match)
     last = db.session.scalars(
@@ -246,7 +244,7 @@ def undo_last(game_id: str, token: str | None, if_match: Any) -> GameRow:
     state.roll_offs = []
     _apply_outcome(game, state)
     _commit()
-    return game
+    return game, state
 
 
 def turn_choices(data: dict[str, Any], rules: RuleSet) -> list[Choice]:
@@ -270,7 +268,8 @@ def _choices_of(turn: TurnRow) -> list[Choice]:
     return [Choice(e.box, e.scratch, None if e.dice is None else tuple(e.dice)) for e in turn.entries]
 
 
-def correct_turn(game_id: str, token: str | None, if_match: Any, number: int, data: dict[str, Any]) -> GameRow:
+def correct_turn(game_id: str, token: str | None, if_match: Any, number: int,
+                 data: dict[str, Any]) -> tuple[GameRow, Game]:
     """Correct turn ``number`` and re-check every turn from the start.
 
     ``data`` may hold ``dice``, ``served``, and the box (``category`` and
@@ -331,10 +330,10 @@ def correct_turn(game_id: str, token: str | None, if_match: Any, number: int, da
     _apply_outcome(game, state)
     db.session.expire(target, ["entries"])
     _commit()
-    return game
+    return game, state
 
 
-def roll_off(game_id: str, token: str | None, if_match: Any, player: int, dice: Any) -> GameRow:
+def roll_off(game_id: str, token: str | None, if_match: Any, player: int, dice: Any) -> tuple[GameRow, Game]:
     """Record one tie-break roll; the game ends when one player is highest."""
     game = _lock(game_id, token, if_match)
     state = state_of(game)
@@ -342,7 +341,7 @@ def roll_off(game_id: str, token: str | None, if_match: Any, player: int, dice: 
     db.session.add(RollOffRow(game_id=game.id, seq=len(state.roll_offs), player=player, dice=list(dice)))
     _apply_outcome(game, state)
     _commit()
-    return game
+    return game, state
 
 
 def _iso(dt: datetime | None) -> str | None:

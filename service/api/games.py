@@ -74,8 +74,8 @@ def game_body(game: GameRow, state: Game | None = None) -> dict[str, Any]:
     }
 
 
-def game_response(game: GameRow, status: int = 200) -> Response:
-    response = jsonify(game_body(game))
+def game_response(game: GameRow, state: Game | None = None, status: int = 200) -> Response:
+    response = jsonify(game_body(game, state))
     response.status_code = status
     response.headers["ETag"] = etag(game.version)
     response.headers["Cache-Control"] = NO_CACHE
@@ -136,7 +136,7 @@ def get_game(game_id: str):
 def record_turn(game_id: str):
     """Record the next turn; the server computes the points."""
     data = load(_turn)
-    return game_response(sheets.record_turn(game_id, bearer(), request.if_match or None, data), 201)
+    return game_response(*sheets.record_turn(game_id, bearer(), request.if_match or None, data), status=201)
 
 
 @bp.get("/<game_id>/turns")
@@ -156,19 +156,19 @@ def list_turns(game_id: str):
 @bp.delete("/<game_id>/turns/last")
 def undo_turn(game_id: str):
     """Undo the last turn, an instant win included."""
-    return game_response(sheets.undo_last(game_id, bearer(), request.if_match or None))
+    return game_response(*sheets.undo_last(game_id, bearer(), request.if_match or None))
 
 
 @bp.patch("/<game_id>/turns/<int(signed=True):number>")
 def correct_turn(game_id: str, number: int):
     """Correct a recorded turn; every later turn is checked again."""
     data = load(_patch)
-    return game_response(sheets.correct_turn(game_id, bearer(), request.if_match or None, number, data))
+    return game_response(*sheets.correct_turn(game_id, bearer(), request.if_match or None, number, data))
 
 
 @bp.post("/<game_id>/roll-off")
 def roll_off(game_id: str):
     """One tied player's roll-off roll (``tie_break: roll_off``)."""
     data = load(_roll_off)
-    game = sheets.roll_off(game_id, bearer(), request.if_match or None, data["player"], data["dice"])
-    return game_response(game, 201)
+    result = sheets.roll_off(game_id, bearer(), request.if_match or None, data["player"], data["dice"])
+    return game_response(*result, status=201)

@@ -1,0 +1,192 @@
+"""Benchmark shared score sheets through HTTP under gunicorn.
+
+For SQLite and PostgreSQL: complete two-player games played at concurrency
+1, 8 and 32 (recorded turns/s, p50/p99 latency of a turn; target p99 < 50 ms
+at concurrency 8), then GET of a finished game with 100 and with 10,000
+finished games stored (p50/p99; target: ratio of the two <= 1.2, flat as
+data grows).
+
+    python bench/games.py [--databases sqlite,postgresql] [--seconds 8] [--workers 4]
+
+PostgreSQL uses the database ``anotador_bench`` (created if missing) on
+ANOTADOR_BENCH_POSTGRES (default postgres@127.0.0.1:5432); it is emptied.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import secrets
+import statistics
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from bench._http import SERVE_WORKERS, gunicorn, request  # noqa: E402
+
+PG_SERVER = os.environ.get("ANOTADOR_BENCH_POSTGRES", "postgresql+psycopg://postgres@127.0.0.1:5432")
+BOXES = ["ones", "twos", "threes", "fours", "fives", "sixes", "straight", "full", "four", "generala"]
+
+
+def fresh_database(kind: str, folder: str) -> str:
+    """Return the URL of an empty, migrated database of this kind."""
+    import sqlalchemy as sa
+    from flask_migrate import upgrade
+
+    from service import create_app
+    from service.extensions import db
+
+    if kind == "sqlite":
+        url = f"sqlite:///{folder}/bench.sqlite"
+    else:
+        admin = sa.create_engine(f"{PG_SERVER}/postgres", isolation_level="AUTOCOMMIT")
+        with admin.connect() as conn:
+            conn.execute(sa.text("DROP DATABASE IF EXISTS anotador_bench WITH (FORCE)"))
+            conn.execute(sa.text("CREATE DATABASE anotador_bench"))
+        admin.dispose()
+        url = f"{PG_SERVER}/anotador_bench"
+    app = create_app({"SQLALCHEMY_DATABASE_URI": url})
+    with app.app_context():
+        upgrade()
+        db.engine.dispose()
+    return url
+
+
+def percentile(values: list[float], q: float) -> float:
+    values = sorted(values)
+    return values[min(len(values) - 1, int(q * len(values)))] * 1000
+
+
+def play_games(port: int, concurrency: int, seconds: float) -> dict:
+    """Clients play whole games until time is up; return turn figures."""
+    latencies: list[float] = []
+    lock = threading.Lock()
+    end = time.monotonic() + seconds
+
+    def client(seed: int) -> None:
+        rnd = random.Random(seed)
+        mine = []
+        while time.monotonic() < end:
+            status, _, body = request(port, "POST", "/api/v1/games", {"variant": "generala", "players": ["A", "B"]})
+            assert status == 201, body
+            url, auth = f"/api/v1/games/{body['id']}/turns", {"Authorization": f"Bearer {body['token']}"}
+            for n in range(20):
+                box = BOXES[n // 2]
+                turn = {"player": n % 2, "category": box, "scratch": rnd.random() < 0.3,
+                        "dice": [rnd.randint(1, 6) for _ in range(5)]}
+                if box not in ("ones", "twos", "threes", "fours", "fives", "sixes"):
+                    turn["scratch"] = True  # random dice rarely make a combination
+                t = time.perf_counter()
+                status, _, body = request(port, "POST", url, turn, auth)
+                mine.append(time.perf_counter() - t)
+                assert status == 201, body
+                if time.monotonic() >= end:
+                    break
+        with lock:
+            latencies.extend(mine)
+
+    threads = [threading.Thread(target=client, args=(i,)) for i in range(concurrency)]
+    t0 = time.perf_counter()
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    elapsed = time.perf_counter() - t0
+    return {"turns": len(latencies), "per_s": len(latencies) / elapsed,
+            "p50": percentile(latencies, 0.5), "p99": percentile(latencies, 0.99)}
+
+
+def seed_finished_games(url: str, count: int) -> list[str]:
+    """Store ``count`` finished two-player games directly; return their ids."""
+    from service import create_app
+    from service.extensions import db
+    from service.models import EntryRow, GameRow, PlayerRow, TurnRow
+    from service.rules import Choice, Game, find_variant
+
+    rules = find_variant("generala").rules()
+    rnd = random.Random(count)
+    app = create_app({"SQLALCHEMY_DATABASE_URI": url})
+    ids = []
+    with app.app_context():
+        next_turn = (db.session.query(db.func.max(TurnRow.id)).scalar() or 0) + 1
+        games, players, turns, entries = [], [], [], []
+        for _ in range(count):
+            state = Game(rules, 2)
+            gid = secrets.token_urlsafe(12)
+            ids.append(gid)
+            for n in range(20):
+                p = n % 2
+                dice = [rnd.randint(1, 6) for _ in range(5)]
+                box = BOXES[n // 2]
+                play = state.play(p, dice, False, [Choice(box, box not in BOXES[:6])])
+                turns.append({"id": next_turn, "game_id": gid, "number": n + 1, "player": p, "round": play.round,
+                              "dice": dice, "served": False, "corrections": []})
+                for placed in play.boxes:
+                    entries.append({"game_id": gid, "turn_id": next_turn, "player": p, "box": placed.category,
+                                    "points": placed.points, "scratch": placed.scratch, "dice": None})
+                next_turn += 1
+            out = state.outcome()
+            games.append({"id": gid, "token_hash": "0" * 64, "rules": rules.spec(), "start": 0, "turns": 20,
+                          "status": out.status, "winners": list(out.winners), "reason": out.reason,
+                          "version": 21})
+            players += [{"game_id": gid, "seat": i, "name": n, "name_key": n.lower()} for i, n in enumerate("AB")]
+        for model, rows in ((GameRow, games), (PlayerRow, players), (TurnRow, turns), (EntryRow, entries)):
+            for i in range(0, len(rows), 5000):
+                db.session.execute(db.insert(model), rows[i:i + 5000])
+        db.session.commit()
+        db.engine.dispose()
+    return ids
+
+
+def get_latency(port: int, ids: list[str], n: int = 1500) -> tuple[float, float]:
+    rnd = random.Random(1)
+    lat = []
+    for _ in range(n):
+        gid = rnd.choice(ids)
+        t = time.perf_counter()
+        status, _, _ = request(port, "GET", f"/api/v1/games/{gid}")
+        lat.append(time.perf_counter() - t)
+        assert status == 200
+    return percentile(lat, 0.5), percentile(lat, 0.99)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--databases", default="sqlite,postgresql")
+    ap.add_argument("--seconds", type=float, default=8.0)
+    ap.add_argument("--workers", type=int, default=int(os.environ.get("WORKERS", SERVE_WORKERS)),
+                    help="gunicorn sync workers (scripts/serve's WORKERS)")
+    args = ap.parse_args()
+
+    for kind in args.databases.split(","):
+        with tempfile.TemporaryDirectory() as folder:
+            url = fresh_database(kind, folder)
+            print(f"{kind}: gunicorn {args.workers} sync workers, two-player generala games, {args.seconds:g}s each")
+            with gunicorn("wsgi:app", workers=args.workers, env={"DATABASE_URL": url}) as srv:
+                play_games(srv.port, 2, 1.0)  # warm up
+                for c in (1, 8, 32):
+                    r = play_games(srv.port, c, args.seconds)
+                    mark = "   (target p99 < 50 ms)" if c == 8 else ""
+                    print(f"  concurrency {c:2d}: {r['per_s']:7.1f} turns/s   p50 {r['p50']:6.1f} ms   "
+                          f"p99 {r['p99']:6.1f} ms{mark}")
+            small = seed_finished_games(url, 100)
+            with gunicorn("wsgi:app", workers=args.workers, env={"DATABASE_URL": url}) as srv:
+                get_latency(srv.port, small, 200)
+                p50_small, p99_small = get_latency(srv.port, small)
+            seed_finished_games(url, 9_900)
+            with gunicorn("wsgi:app", workers=args.workers, env={"DATABASE_URL": url}) as srv:
+                get_latency(srv.port, small, 200)
+                p50_big, p99_big = get_latency(srv.port, small)
+            print(f"  GET finished game, 100 stored:    p50 {p50_small:5.2f} ms   p99 {p99_small:5.2f} ms")
+            print(f"  GET finished game, 10,000 stored: p50 {p50_big:5.2f} ms   p99 {p99_big:5.2f} ms")
+            print(f"  ratio 10,000 / 100: p50 {p50_big / p50_small:.2f}   p99 {p99_big / p99_small:.2f}"
+                  "   (target <= 1.2)")
+
+
+if __name__ == "__main__":
+    main()
