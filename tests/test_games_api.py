@@ -239,3 +239,20 @@ def test_corrections_may_not_change_the_player(new_game):
     assert r.status_code == 422 and "player" in r.get_json()["errors"]
     r = table.client.patch(table.url("/turns/1"), json={}, headers=table.auth)
     assert r.status_code == 422
+
+
+def test_the_database_itself_refuses_a_second_entry_in_a_box(new_game, db_app):
+    from sqlalchemy.exc import IntegrityError
+
+    from service.models import EntryRow, TurnRow
+
+    table = new_game("generala", ["Ana", "Beto"])
+    table.turn(0, "ones", [1, 1, 2, 3, 4])
+    with db_app.app_context():
+        turn = db.session.query(TurnRow).filter_by(game_id=table.id).one()
+        # Bypass the application: write straight to the table.
+        db.session.add(EntryRow(game_id=table.id, turn_id=turn.id, player=0, box="ones", points=3, scratch=False))
+        with pytest.raises(IntegrityError):
+            db.session.commit()
+        db.session.rollback()
+        assert db.session.query(EntryRow).filter_by(game_id=table.id).count() == 1
