@@ -188,3 +188,41 @@ class RollOffSchema(Schema):
 
     player = fields.Integer(strict=True, required=True)
     dice = JSONArray(required=True)
+
+
+# -- printed sheets -----------------------------------------------------------
+
+
+class SheetRequestSchema(Schema):
+    """``POST /api/v1/sheets``: a blank sheet for a variant or house rules."""
+
+    variant = fields.String()
+    rules = JSONObject()
+    players = fields.Integer(strict=True)
+    names = fields.List(fields.String())
+    games = fields.Integer(strict=True, load_default=1)
+    size = fields.String(load_default="a4")
+    lang = fields.String(load_default="es")
+
+    @validates_schema
+    def one_rule_source(self, data: dict, **kwargs: Any) -> None:
+        """Require exactly one of ``variant`` and ``rules``."""
+        if ("variant" in data) == ("rules" in data):
+            raise ValidationError("Send exactly one of variant (a built-in id) or rules (house rules).", "variant")
+
+
+class SheetQuerySchema(Schema):
+    """Query of ``GET .../sheet.pdf``: ``?players=4&names=Ana&names=Beto&games=2&size=a4&lang=es``."""
+
+    players = fields.Integer()
+    names = fields.List(fields.String())
+    games = fields.Integer(load_default=1)
+    size = fields.String(load_default="a4")
+    lang = fields.String(load_default="es")
+
+
+class FilledSheetQuerySchema(Schema):
+    """Query of ``GET /api/v1/games/{id}/sheet.pdf``."""
+
+    size = fields.String(load_default="a4")
+    lang = fields.String(load_default="es")

@@ -6,10 +6,11 @@ from flask import Blueprint, Flask
 
 from .. import sheets
 from ..errors import TYPE_BASE, Problem, ValidationProblem, render
-from ..rules import RulesError
+from ..printing import SheetOptionError
+from ..rules import RulesError, UnknownVariantError
 from ..rules.game import BoxClosedError, GameOverError, NotYourTurnError, RollOffError
 from . import games as games_api
-from . import score, spec, variants
+from . import pdfs, score, spec, variants
 from .common import rules_error
 
 #: Rules errors that are a clash with the game's state, not a bad request.
@@ -34,6 +35,9 @@ def domain_problem(exc: Exception) -> Problem:
     """Map a domain error (games, rules) to its problem document."""
     if isinstance(exc, sheets.GameNotFound):
         return DomainProblem(404, "not-found", "Not Found", "No game (or turn) with this id.")
+    if isinstance(exc, UnknownVariantError):
+        # Only a variant id in the path gets here: a body's is a 422 already.
+        return DomainProblem(404, "not-found", "Not Found", exc.message)
     if isinstance(exc, sheets.Unauthorized):
         return DomainProblem(401, "unauthorized", "Unauthorized",
                              "Writing to a game needs its token: Authorization: Bearer <token>.",
@@ -48,7 +52,7 @@ def domain_problem(exc: Exception) -> Problem:
     for cls, slug in CONFLICTS.items():
         if isinstance(exc, cls):
             return DomainProblem(409, slug, "Conflict", exc.message)
-    if isinstance(exc, sheets.NameError_):
+    if isinstance(exc, (sheets.NameError_, SheetOptionError)):
         return ValidationProblem({exc.field: [exc.message]}, detail=exc.message)
     if isinstance(exc, RulesError):
         return rules_error(exc)
@@ -61,8 +65,9 @@ def init_app(app: Flask) -> None:
     api.register_blueprint(variants.bp)
     api.register_blueprint(score.bp)
     api.register_blueprint(games_api.bp)
+    api.register_blueprint(pdfs.bp)
     app.register_blueprint(api)
     app.register_blueprint(spec.bp)
-    for cls in (RulesError, sheets.GameNotFound, sheets.Unauthorized, sheets.Forbidden, sheets.PreconditionFailed,
+    for cls in (RulesError, SheetOptionError, sheets.GameNotFound, sheets.Unauthorized, sheets.Forbidden, sheets.PreconditionFailed,
                 sheets.Conflict, sheets.NameError_):
         app.register_error_handler(cls, lambda exc: render(domain_problem(exc)))

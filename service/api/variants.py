@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 from flask import Blueprint, jsonify
-from werkzeug.exceptions import NotFound
-
-from ..rules import VARIANTS, UnknownVariantError, find_variant
+from ..rules import VARIANTS, find_variant
 from ..schemas import VariantSchema
 from .common import cacheable
 
@@ -22,8 +20,4 @@ def list_variants():
 @bp.get("/<variant_id>")
 def get_variant(variant_id: str):
     """Describe one built-in variant."""
-    try:
-        rules = find_variant(variant_id).rules()
-    except UnknownVariantError as exc:
-        raise NotFound(exc.message) from None
-    return cacheable(jsonify(VariantSchema().dump(rules)))
+    return cacheable(jsonify(VariantSchema().dump(find_variant(variant_id).rules())))

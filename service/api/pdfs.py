@@ -1,0 +1,102 @@
+"""Printable sheets as PDF: blank for any rule set, filled for a game.
+
+Every answer carries an ETag computed from what the sheet is made of, before
+anything is drawn, so a repeated request answers 304 at once.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import Any
+
+from flask import Blueprint, Response, request
+from marshmallow import Schema, ValidationError
+
+from .. import sheets
+from ..errors import ValidationProblem, flatten
+from ..printing import blank_sheet, filled_sheet
+from ..rules import RuleSet, find_variant
+from ..schemas import FilledSheetQuerySchema, SheetQuerySchema, SheetRequestSchema
+from .common import load, resolve_rules
+
+bp = Blueprint("pdfs", __name__)
+
+#: Bump when the drawing changes, so cached PDFs are not served for new code.
+LAYOUT_VERSION = "1"
+BLANK_MAX_AGE = 86400
+
+_query = SheetQuerySchema()
+_body = SheetRequestSchema()
+_filled = FilledSheetQuerySchema()
+
+
+def query(schema: Schema) -> dict[str, Any]:
+    """Load the query string with ``schema`` (repeated keys are lists)."""
+    raw: dict[str, Any] = {}
+    for key in request.args:
+        values = request.args.getlist(key)
+        raw[key] = values if key == "names" else values[-1]
+    try:
+        return schema.load(raw)
+    except ValidationError as exc:
+        raise ValidationProblem(flatten(exc.messages)) from None
+
+
+def _options(data: dict[str, Any]) -> dict[str, Any]:
+    names = data.get("names", [])
+    return {"players": data.get("players", len(names) or 6), "names": names, "games": data["games"],
+            "size": data["size"], "lang": data["lang"]}
+
+
+def pdf(make, key: Any, filename: str, max_age: int | None) -> Response:
+    """Answer with a PDF, or 304 when the client holds this exact one."""
+    etag = hashlib.sha256(json.dumps([LAYOUT_VERSION, key], sort_keys=True).encode()).hexdigest()[:32]
+    if request.if_none_match.contains(etag):
+        response = Response(status=304)
+    else:
+        response = Response(make(), mimetype="application/pdf")
+        response.headers["Content-Disposition"] = f'inline; filename="{filename}"'
+    response.set_etag(etag)
+    if max_age is None:
+        response.headers["Cache-Control"] = "no-cache"
+    else:
+        response.cache_control.public = True
+        response.cache_control.max_age = max_age
+    return response
+
+
+def blank(rules: RuleSet, opts: dict[str, Any]) -> Response:
+    name = f"{rules.variant.id}_{opts['size']}_{opts['lang']}.pdf"
+    return pdf(lambda: blank_sheet(rules, **opts), [rules.spec(), opts], name, BLANK_MAX_AGE)
+
+
+@bp.get("/variants/<variant_id>/sheet.pdf")
+def variant_sheet(variant_id: str):
+    """A blank sheet for a built-in variant."""
+    return blank(find_variant(variant_id).rules(), _options(query(_query)))
+
+
+@bp.post("/sheets")
+def house_sheet():
+    """A blank sheet for house rules (or a variant), options in the body."""
+    data = load(_body)
+    return blank(resolve_rules(data), _options(data))
+
+
+@bp.get("/games/<game_id>/sheet.pdf")
+def game_sheet(game_id: str):
+    """A game's record: its points, scratches, totals, winner and date."""
+    opts = query(_filled)
+    game = sheets.get(game_id)
+
+    def make() -> bytes:
+        state = sheets.state_of(game)
+        when = game.updated_at.date().isoformat()
+        return filled_sheet(
+            state.rules, names=[p.name for p in game.players], sheets=state.sheets,
+            scratched=[sorted(s) for s in state.scratched], totals=state.totals(), winners=list(game.winners),
+            reason=game.reason, date=when, size=opts["size"], lang=opts["lang"],
+        )
+
+    return pdf(make, [game.id, game.version, opts], f"{game.id}_{opts['size']}_{opts['lang']}.pdf", None)

@@ -1,0 +1,60 @@
+"""Printed score sheets: blank for any rule set, or filled from a finished game.
+
+Pure reportlab, no Flask: the API and the CLI call these. The sheet reads
+the rule set (boxes, order, values, names) and never restates a rule.
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+from ..rules import RuleSet
+from . import fonts
+from .layout import LANGS, MAX_GAMES, MAX_PLAYERS, SIZES, Layout, Line, Rect, SheetOptionError, Text, fit, layout
+from .render import render
+from .words import REASONS, UI
+
+__all__ = ["LANGS", "MAX_GAMES", "MAX_PLAYERS", "SIZES", "SheetOptionError", "blank_sheet", "filled_sheet",
+           "layout"]
+
+
+def blank_sheet(rules: RuleSet, *, players: int = 6, names: Sequence[str] = (), games: int = 1,
+                size: str = "a4", lang: str = "es") -> bytes:
+    """A sheet to print and fill in by hand."""
+    page = layout(rules, players=players, names=list(names), games=games, size=size, lang=lang)
+    return render(page, rules.variant.names[lang], lang)
+
+
+def filled_sheet(rules: RuleSet, *, names: Sequence[str], sheets: Sequence[dict], scratched: Sequence[Sequence[str]],
+                 totals: Sequence[int], winners: Sequence[int], reason: str | None, date: str,
+                 size: str = "a4", lang: str = "es") -> bytes:
+    """A game's record: recorded points, scratches crossed, totals, the winner."""
+    subtitle = [f"{UI['date'][lang]}: {date}"]
+    if winners:
+        who = ", ".join(names[i] for i in winners)
+        word = UI["winners" if len(winners) > 1 else "winner"][lang]
+        subtitle.append(f"{word}: {who} ({REASONS[reason][lang]})" if reason else f"{word}: {who}")
+    page = layout(rules, players=len(names), names=list(names), games=1, size=size, lang=lang,
+                  subtitle=subtitle)
+    fill(page, rules, sheets, scratched, totals, winners)
+    return render(page, f"{rules.variant.names[lang]} · {date}", lang)
+
+
+def fill(page: Layout, rules: RuleSet, sheets: Sequence[dict], scratched: Sequence[Sequence[str]],
+         totals: Sequence[int], winners: Sequence[int]) -> None:
+    """Write a game's points into the player cells of ``page``."""
+    n = len(rules.boxes)
+    for p, sheet in enumerate(sheets):
+        for r, box in enumerate(rules.boxes):
+            x, y, w, h = page.cells[(0, p, r)]
+            value = sheet.get(box.id)
+            if box.id in scratched[p]:
+                # a scratch is crossed out, as with a pencil
+                page.lines.append(Line(x + 1.5, y + 1.5, x + w - 1.5, y + h - 1.5, 0.9, (0.3, 0.3, 0.3)))
+            elif value is not None:
+                page.texts.append(fit(str(value), fonts.BOLD, w, h, 12, x=x, y=y, align="center",
+                                      color=(0.05, 0.1, 0.45)))
+        x, y, w, h = page.cells[(0, p, n)]
+        if p in winners:
+            page.rects.append(Rect(x, y, w, h, (0.82, 0.82, 0.82)))
+        page.texts.append(fit(str(totals[p]), fonts.BOLD, w, h, 12, x=x, y=y, align="center"))

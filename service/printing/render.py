@@ -1,0 +1,53 @@
+"""Draw a :class:`~.layout.Layout` with reportlab, reproducibly."""
+
+from __future__ import annotations
+
+import io
+
+from reportlab.pdfgen.canvas import Canvas
+
+from .layout import LEADING, PAD, Layout, Text
+
+
+def render(layout: Layout, title: str, lang: str) -> bytes:
+    """Return the PDF bytes of one page.
+
+    Invariant mode fixes the creation date and document id, so the same
+    sheet is the same bytes on every run and every machine.
+    """
+    buf = io.BytesIO()
+    c = Canvas(buf, pagesize=(layout.width, layout.height), invariant=1, pageCompression=1,
+               lang={"es": "es-AR", "en": "en", "pt": "pt-BR"}[lang])  # for screen readers
+    c.setTitle(title)
+    c.setAuthor("Anotador")
+    c.setSubject(title)
+    c.setCreator("Anotador")
+    for r in layout.rects:
+        c.setFillColorRGB(*r.fill)
+        c.rect(r.x, r.y, r.w, r.h, stroke=0, fill=1)
+    c.setLineCap(1)
+    for ln in layout.lines:
+        c.setStrokeColorRGB(*ln.color)
+        c.setLineWidth(ln.width)
+        c.line(ln.x1, ln.y1, ln.x2, ln.y2)
+    for t in layout.texts:
+        draw_text(c, t)
+    c.showPage()
+    c.save()
+    return buf.getvalue()
+
+
+def draw_text(c: Canvas, t: Text) -> None:
+    c.setFillColorRGB(*t.color)
+    c.setFont(t.font, t.size)
+    leading = t.size * LEADING
+    block = leading * (len(t.lines) - 1) + t.size * 0.72  # cap height of the last line
+    baseline = t.y + (t.h + block) / 2 - t.size * 0.72
+    for line in t.lines:
+        if t.align == "center":
+            c.drawCentredString(t.x + t.w / 2, baseline, line)
+        elif t.align == "right":
+            c.drawRightString(t.x + t.w - PAD, baseline, line)
+        else:
+            c.drawString(t.x + PAD, baseline, line)
+        baseline -= leading
