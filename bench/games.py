@@ -18,7 +18,6 @@ import argparse
 import os
 import random
 import secrets
-import statistics
 import sys
 import tempfile
 import threading

@@ -14,7 +14,6 @@ import yaml
 from hypothesis import HealthCheck, settings
 from openapi_spec_validator import validate
 
-from service import create_app
 
 ROOT = Path(__file__).resolve().parents[1]
 SPEC = yaml.safe_load((ROOT / "openapi.yaml").read_text(encoding="utf-8"))

@@ -189,6 +189,14 @@ def test_variant_sheet_bad_query_is_422(client, q):
     assert r.get_json()["errors"]
 
 
+def test_bad_options_are_422_even_with_if_none_match_star(client):
+    # found by schemathesis: "*" matched before the options were checked
+    r = client.post("/api/v1/sheets", json={"variant": "generala", "lang": "xx"}, headers={"If-None-Match": "*"})
+    assert r.status_code == 422
+    r = client.get("/api/v1/variants/generala/sheet.pdf?size=a0", headers={"If-None-Match": "*"})
+    assert r.status_code == 422
+
+
 def test_unknown_variant_sheet_is_404(client):
     r = client.get("/api/v1/variants/yahtzee/sheet.pdf")
     assert r.status_code == 404 and r.mimetype == "application/problem+json"

@@ -6,7 +6,7 @@ this builds one from data alone and checks the engine scores it.
 
 from __future__ import annotations
 
-from service.rules import FIXED, NUMBER, SUM, BoxSpec, Options, SectionBonus, Variant
+from service.rules import FIXED, SUM, BoxSpec, Options, SectionBonus, Variant
 from service.rules.names import BOX_NAMES
 from service.rules.variants import NUMBER_BOXES
 

@@ -15,7 +15,7 @@ from marshmallow import Schema, ValidationError
 
 from .. import sheets
 from ..errors import ValidationProblem, flatten
-from ..printing import blank_sheet, filled_sheet
+from ..printing import blank_sheet, check_options, filled_sheet
 from ..rules import RuleSet, find_variant
 from ..schemas import FilledSheetQuerySchema, SheetQuerySchema, SheetRequestSchema
 from .common import load, resolve_rules
@@ -67,6 +67,7 @@ def pdf(make, key: Any, filename: str, max_age: int | None) -> Response:
 
 
 def blank(rules: RuleSet, opts: dict[str, Any]) -> Response:
+    check_options(**opts)  # a bad request is a 422 even when If-None-Match is "*"
     name = f"{rules.variant.id}_{opts['size']}_{opts['lang']}.pdf"
     return pdf(lambda: blank_sheet(rules, **opts), [rules.spec(), opts], name, BLANK_MAX_AGE)
 
@@ -88,6 +89,7 @@ def house_sheet():
 def game_sheet(game_id: str):
     """A game's record: its points, scratches, totals, winner and date."""
     opts = query(_filled)
+    check_options(players=1, names=[], games=1, **opts)
     game = sheets.get(game_id)
 
     def make() -> bytes:

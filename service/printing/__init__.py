@@ -10,12 +10,13 @@ from typing import Sequence
 
 from ..rules import RuleSet
 from . import fonts
-from .layout import LANGS, MAX_GAMES, MAX_PLAYERS, SIZES, Layout, Line, Rect, SheetOptionError, Text, fit, layout
+from .layout import (LANGS, MAX_GAMES, MAX_PLAYERS, SIZES, Layout, Line, Rect, SheetOptionError, check_options,
+                     fit, layout)
 from .render import render
 from .words import REASONS, UI
 
-__all__ = ["LANGS", "MAX_GAMES", "MAX_PLAYERS", "SIZES", "SheetOptionError", "blank_sheet", "filled_sheet",
-           "layout"]
+__all__ = ["LANGS", "MAX_GAMES", "MAX_PLAYERS", "SIZES", "SheetOptionError", "blank_sheet", "check_options",
+           "filled_sheet", "layout"]
 
 
 def blank_sheet(rules: RuleSet, *, players: int = 6, names: Sequence[str] = (), games: int = 1,
