@@ -16,7 +16,8 @@ MIGRATIONS = Path(__file__).resolve().parent / "migrations"
 
 def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     """Create the app: defaults, then ``ANOTADOR_*`` environment, then ``test_config``."""
-    app = Flask(__name__, instance_relative_config=True)
+    # static_folder=None: the page blueprint serves /static itself.
+    app = Flask(__name__, instance_relative_config=True, static_folder=None)
     app.config.from_object(config.Defaults)
     app.config["SQLALCHEMY_DATABASE_URI"] = config.database_url(app.instance_path)
     # ANOTADOR_MAX_CONTENT_LENGTH=65536 and the like; values parse as JSON.
@@ -40,4 +41,8 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     from .api import init_app as init_api
 
     init_api(app)
+
+    from . import web
+
+    web.init_app(app)
     return app

@@ -81,6 +81,14 @@ def test_effective_options_round_trip():
     assert build_rules(house.spec()) is house
 
 
+def test_any_answers_effective_rules_can_be_sent_back():
+    for variant_id in ("generala", "generala-doble", "double-cameroon"):
+        rs = find_variant(variant_id).rules()
+        assert build_rules({"base": variant_id, **rs.options.as_dict()}) is rs
+    with pytest.raises(InvalidOptionError):
+        build_rules({"base": "double-cameroon", "straight": "circular"})  # a value still is refused
+
+
 def test_build_rules_from_a_request_shape():
     rs = build_rules({"base": "generala", "served_bonus": 10, "straight": "circular", "points": {"generala": 60}})
     assert rs.variant.id == "generala"

@@ -16,7 +16,7 @@ from flask import Blueprint, Response, jsonify, request, url_for
 from .. import sheets
 from ..models import GameRow
 from ..rules import Game, RuleSet
-from ..schemas import GameCreateSchema, RollOffSchema, TurnPatchSchema, TurnSchema
+from ..schemas import GameCreateSchema, RollOffSchema, TurnPatchSchema, TurnSchema, VariantSchema
 from .common import load, resolve_rules
 
 bp = Blueprint("games", __name__, url_prefix="/games")
@@ -52,6 +52,7 @@ def game_body(game: GameRow, state: Game | None = None) -> dict[str, Any]:
         "id": game.id,
         "variant": rules.variant.id,
         "rules": {"base": rules.variant.id, **rules.options.as_dict()},
+        "boxes": VariantSchema().dump_boxes(rules),
         "players": [
             {
                 "name": p.name,

@@ -133,6 +133,10 @@ def merge(
                 f"Unknown option {name!r}; the options are: {', '.join(OPTION_NAMES)}.", name
             )
         if name not in applicable:
+            if value is None:
+                # null is what an effective rule set says of an option it has
+                # no use for; accept it, so any answer's rules can be sent back.
+                continue
             raise InvalidOptionError(f"Option {name!r} does not apply to {variant_id}.", name)
         changes[name] = _check(name, value)
     if "points" in changes:
