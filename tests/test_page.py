@@ -177,6 +177,11 @@ def test_a_whole_two_player_generala_game(phone):
     expect(page.get_by_role("link", name="Sheet (PDF)")).to_have_attribute("href", re.compile(r"/sheet\.pdf"))
     expect(page.get_by_role("link", name="New game, same players")).to_be_visible()
     shot(page, "03-game-over")
+    # a new game with the same players and rules starts from here
+    page.get_by_role("link", name="New game, same players").click()
+    expect(page.locator("#players li input").nth(0)).to_have_value("Ana")
+    expect(page.locator("#players li input").nth(1)).to_have_value("Beto")
+    expect(page.get_by_role("radio", name=re.compile("^Generala Ten"))).to_be_checked()
     assert page.errors == []
 
 
@@ -361,3 +366,62 @@ def test_phone_layout_targets_and_width(phone):
                    e.getBoundingClientRect().width])
         .filter(([, h, w]) => h < 44 || w < 44)""")
     assert small == [], small
+
+
+def test_every_request_stays_on_this_server(phone, base_url):
+    page = phone()
+    seen = []
+    page.on("request", lambda r: seen.append(r.url))
+    start_game(page, ["Ana", "Beto"])
+    page.get_by_role("button", name="Share").click()
+    roll(page, [1, 2, 3, 4, 5])
+    choose(page, "Straight", 20)
+    expect(cell(page, 0, "Straight")).to_have_text("20")
+    assert seen and all(url.startswith(base_url) for url in seen), [u for u in seen if not u.startswith(base_url)]
+    assert not any("token=" in url for url in seen)  # the token never travels in a request line
+
+
+def contrast(fg, bg):
+    def lum(rgb):
+        def ch(c):
+            c /= 255
+            return c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4
+        r, g, b = (ch(v) for v in rgb)
+        return 0.2126 * r + 0.7152 * g + 0.0722 * b
+    hi, lo = sorted((lum(fg), lum(bg)), reverse=True)
+    return (hi + 0.05) / (lo + 0.05)
+
+
+def test_text_contrast_meets_wcag_aa(phone):
+    page = phone()
+    start_game(page, ["Ana", "Beto"])
+    roll(page, [6, 6, 6, 1, 1])
+    pairs = page.evaluate("""() => {
+        const rgb = s => s.match(/\\d+/g).slice(0, 3).map(Number);
+        const bgOf = e => { for (; e; e = e.parentElement) { const c = getComputedStyle(e).backgroundColor;
+            if (!c.endsWith(', 0)') && c !== 'transparent') return c; } return 'rgb(255, 255, 255)'; };
+        const sel = ['.brand', '#turn-line', '#sheet thead th.now', '#sheet tbody th', '#sheet tbody th small',
+                     '#sheet td.now', '.face', '#options button', '#clear', '.hint', '#sheet tfoot td'];
+        return sel.map(s => document.querySelector(s)).filter(Boolean).map(e =>
+            [e.className || e.id || e.tagName, rgb(getComputedStyle(e).color), rgb(bgOf(e))]);
+    }""")
+    assert len(pairs) >= 9
+    low = [(name, round(contrast(fg, bg), 2)) for name, fg, bg in pairs if contrast(fg, bg) < 4.5]
+    assert low == [], low
+
+
+def test_keyboard_alone_can_record_a_turn(phone):
+    page = phone()
+    start_game(page, ["Ana", "Beto"])
+    page.get_by_role("button", name="Add a 2", exact=True).focus()
+    for _ in range(3):
+        page.keyboard.press("Enter")
+    page.keyboard.press("Tab")  # to "Add a 3"
+    page.keyboard.press("Enter")
+    page.keyboard.press("Enter")
+    expect(page.locator("#tray .die")).to_have_text(["2", "2", "2", "3", "3"])
+    first = page.locator("#options button").first
+    expect(first).to_contain_text("Full house")
+    first.focus()
+    page.keyboard.press("Enter")
+    expect(cell(page, 0, "Full house")).to_have_text("30")

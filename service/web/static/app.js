@@ -572,12 +572,29 @@ function renderTray() {
     slots.push(face === undefined
       ? el("span", { class: "die empty", "aria-label": t("empty_die"), role: "img", text: "·" })
       : el("button", { type: "button", class: "die", "aria-label": t("remove_die", { face }), text: String(face),
-                       onclick: () => { G.dice.splice(i, 1); G.showAll = false; renderPlay(); } }));
+                       onclick: () => removeDie(i) }));
   }
   $("#tray").replaceChildren(...slots);
-  $("#faces").replaceChildren(...[1, 2, 3, 4, 5, 6].map((face) => el("button", {
-    type: "button", class: "face", "aria-label": t("add_die", { face }), text: String(face),
-    disabled: G.dice.length >= n, onclick: () => { if (G.dice.length < n) { G.dice.push(face); renderPlay(); } } })));
+  // The face buttons are made once and only updated, so keyboard focus stays
+  // on the face just pressed.
+  const faces = $("#faces");
+  if (faces.children.length !== 6) {
+    faces.replaceChildren(...[1, 2, 3, 4, 5, 6].map((face) => el("button", {
+      type: "button", class: "face", text: String(face), "data-face": face,
+      onclick: () => { if (G.dice.length < diceCount()) { G.dice.push(face); renderPlay(); } } })));
+  }
+  for (const b of faces.children) {
+    b.setAttribute("aria-label", t("add_die", { face: b.dataset.face }));
+    b.disabled = G.dice.length >= n;
+  }
+}
+
+function removeDie(i) {
+  G.dice.splice(i, 1);
+  G.showAll = false;
+  renderPlay();
+  const left = $("#tray").querySelectorAll("button.die");
+  (left[Math.min(i, left.length - 1)] || $("#faces button"))?.focus();
 }
 
 function sheetFor(player, beforeTurn) {
