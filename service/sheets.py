@@ -13,7 +13,7 @@ import hashlib
 import hmac
 import secrets
 import unicodedata
-from datetime import datetime
+from datetime import datetime, timezone
 from typing import Any, Sequence
 
 from sqlalchemy import delete, select
@@ -52,7 +52,7 @@ class PreconditionFailed(Exception):
     """If-Match named a version that is no longer current (412)."""
 
 
-class NameError_(ValueError):
+class PlayersError(ValueError):
     """A player list that is not 1-12 distinct names of 1-40 characters."""
 
     def __init__(self, message: str, field: str):
@@ -83,22 +83,22 @@ def check_token(game: GameRow, token: str | None) -> None:
 # -- names ------------------------------------------------------------------------
 
 def clean_names(names: Any) -> list[tuple[str, str]]:
-    """Return (name, comparison key) for each player, or raise NameError_."""
+    """Return (name, comparison key) for each player, or raise PlayersError."""
     if not isinstance(names, list) or not 1 <= len(names) <= MAX_PLAYERS:
-        raise NameError_(f"players must list 1 to {MAX_PLAYERS} names.", "players")
+        raise PlayersError(f"players must list 1 to {MAX_PLAYERS} names.", "players")
     out: list[tuple[str, str]] = []
     seen: dict[str, int] = {}
     for i, raw in enumerate(names):
         if not isinstance(raw, str):
-            raise NameError_("A player's name is text.", f"players.{i}")
+            raise PlayersError("A player's name is text.", f"players.{i}")
         name = unicodedata.normalize("NFC", " ".join(raw.split()))
         if not 1 <= len(name) <= MAX_NAME:
-            raise NameError_(f"A name has 1 to {MAX_NAME} characters.", f"players.{i}")
+            raise PlayersError(f"A name has 1 to {MAX_NAME} characters.", f"players.{i}")
         if any(unicodedata.category(ch)[0] == "C" for ch in name):
-            raise NameError_("A name cannot hold control or invisible format characters.", f"players.{i}")
+            raise PlayersError("A name cannot hold control or invisible format characters.", f"players.{i}")
         key = name.casefold()
         if key in seen:
-            raise NameError_(f"{name!r} is already at the table (seat {seen[key]}).", f"players.{i}")
+            raise PlayersError(f"{name!r} is already at the table (seat {seen[key]}).", f"players.{i}")
         seen[key] = i
         out.append((name, key))
     return out
@@ -307,7 +307,7 @@ def correct_turn(game_id: str, token: str | None, if_match: Any, number: int,
         "dice": target.dice, "served": target.served,
         "boxes": [{"category": e.box, "points": e.points, "scratch": e.scratch, "dice": e.dice}
                   for e in target.entries],
-        "recorded_at": _iso(target.corrected_at or target.recorded_at),
+        "recorded_at": iso(target.corrected_at or target.recorded_at),
     }]
     target.dice = None if new[1] is None else list(new[1])
     target.served = bool(new[2])
@@ -344,11 +344,10 @@ def roll_off(game_id: str, token: str | None, if_match: Any, player: int, dice: 
     return game, state
 
 
-def _iso(dt: datetime | None) -> str | None:
+def iso(dt: datetime | None) -> str | None:
+    """An RFC 3339 UTC timestamp (``...Z``), or None."""
     if dt is None:
         return None
     if dt.tzinfo is None:  # SQLite hands back naive datetimes it stored as UTC
-        from datetime import timezone
-
         dt = dt.replace(tzinfo=timezone.utc)
     return dt.isoformat().replace("+00:00", "Z")

@@ -70,8 +70,8 @@ def game_body(game: GameRow, state: Game | None = None) -> dict[str, Any]:
         "reason": game.reason,
         "roll_off": state.roll_off_state(),
         "version": game.version,
-        "created_at": sheets._iso(game.created_at),
-        "updated_at": sheets._iso(game.updated_at),
+        "created_at": sheets.iso(game.created_at),
+        "updated_at": sheets.iso(game.updated_at),
     }
 
 
@@ -92,8 +92,8 @@ def turn_body(turn) -> dict[str, Any]:
         "served": turn.served,
         "boxes": [{"category": e.box, "points": e.points, "scratch": e.scratch, "dice": e.dice}
                   for e in turn.entries],
-        "recorded_at": sheets._iso(turn.recorded_at),
-        "corrected_at": sheets._iso(turn.corrected_at),
+        "recorded_at": sheets.iso(turn.recorded_at),
+        "corrected_at": sheets.iso(turn.corrected_at),
         "corrections": turn.corrections,
     }
 
@@ -146,7 +146,7 @@ def list_turns(game_id: str):
     game = sheets.get(game_id)
     response = jsonify({
         "turns": [turn_body(t) for t in sheets.turns_of(game)],
-        "roll_offs": [{"player": r.player, "dice": r.dice, "recorded_at": sheets._iso(r.recorded_at)}
+        "roll_offs": [{"player": r.player, "dice": r.dice, "recorded_at": sheets.iso(r.recorded_at)}
                       for r in sheets.roll_offs_of(game)],
     })
     response.headers["ETag"] = etag(game.version)

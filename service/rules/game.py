@@ -206,13 +206,13 @@ class Game:
                 raise InvalidDiceError("dice are needed unless the turn is a scratch.", "dice")
             counts = None
         else:
-            counts = rules._counts(dice, rules.dice, "dice")
+            counts = rules.check_dice(dice, rules.dice, "dice")
 
         if n == 1:
             choice = choices[0]
             if choice.scratch:
                 return [Placed(choice.category, 0, True)], counts
-            score = rules._score(counts, served, sheet)  # type: ignore[arg-type]
+            score = rules.score_counts(counts, served, sheet)  # type: ignore[arg-type]
             points = dict(score.options).get(choice.category, 0)
             if points == 0 and rules.box(choice.category).kind != "number":
                 raise NotQualifiedError(
@@ -231,12 +231,12 @@ class Game:
                     raise InvalidGroupsError("Each scored box needs its group of five dice.", f"boxes.{i}.dice")
                 placed.append(Placed(choice.category, 0, True))
                 continue
-            g = rules._counts(list(group), GROUP, f"boxes.{i}.dice")
+            g = rules.check_dice(list(group), GROUP, f"boxes.{i}.dice")
             used.update(group)
             if choice.scratch:
                 placed.append(Placed(choice.category, 0, True, tuple(sorted(group))))
                 continue
-            points = rules._points_on(g, served, sheet)[rules.index[choice.category]]
+            points = rules.points_on(g, served, sheet)[rules.index[choice.category]]
             if points == 0 and rules.box(choice.category).kind != "number":
                 raise NotQualifiedError(
                     f"{'-'.join(map(str, sorted(group)))} does not qualify for {choice.category}; scratch it instead.",
@@ -318,7 +318,7 @@ class Game:
         _, rolled = self._roll_off_rounds(self.leaders())  # type: ignore[arg-type]
         if player in rolled:
             raise RollOffError(f"Player {player} has rolled this round; the others roll now.", "player")
-        self.rules._counts(dice, GROUP, "dice")
+        self.rules.check_dice(dice, GROUP, "dice")
         self.roll_offs.append((player, tuple(dice)))
 
     def roll_off_state(self) -> dict[str, Any] | None:

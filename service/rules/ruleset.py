@@ -229,7 +229,8 @@ class RuleSet:
 
     # -- checking input ---------------------------------------------------
 
-    def _counts(self, dice: Any, n: int, path: str) -> Counts:
+    def check_dice(self, dice: Any, n: int, path: str) -> Counts:
+        """Return the counts of ``n`` dice, or raise InvalidDiceError naming ``path``."""
         if not isinstance(dice, (list, tuple)):
             raise InvalidDiceError(f"{path} must be a list of {n} dice.", path)
         if len(dice) != n:
@@ -311,8 +312,8 @@ class RuleSet:
             row = self._rows[key] = tuple(b.points(counts, served) for b in self.boxes)
         return row
 
-    def _points_on(self, counts: Counts, served: bool, sheet: Mapping[str, int]) -> list[int]:
-        """Points in every box given the sheet (closed rules already applied)."""
+    def points_on(self, counts: Counts, served: bool, sheet: Mapping[str, int]) -> list[int]:
+        """Points of a group in every box, given the sheet (a closed-off double generala scores 0)."""
         row = list(self._row(counts, served))
         if self._double is not None and row[self._double] and not self._double_open(sheet):
             row[self._double] = 0
@@ -325,8 +326,9 @@ class RuleSet:
     def _free(self, sheet: Mapping[str, int]) -> list[int]:
         return [i for i, box_id in enumerate(self._ids) if box_id not in sheet]
 
-    def _score(self, counts: Counts, served: bool, sheet: Mapping[str, int]) -> Score:
-        row = self._points_on(counts, served, sheet)
+    def score_counts(self, counts: Counts, served: bool, sheet: Mapping[str, int]) -> Score:
+        """Score a group given as counts on a checked sheet (see :meth:`score`)."""
+        row = self.points_on(counts, served, sheet)
         free = self._free(sheet)
         ids = self._ids
         ranked = sorted((-row[i], i) for i in free if row[i] > 0)
@@ -345,22 +347,22 @@ class RuleSet:
                 f"{self.variant.id} fills {self.boxes_per_turn} boxes a turn: "
                 "ask for assignments, or for the groups the player chose.", "dice",
             )
-        counts = self._counts(dice, self.dice, "dice")
-        return self._score(counts, bool(served), self.check_sheet(sheet))
+        counts = self.check_dice(dice, self.dice, "dice")
+        return self.score_counts(counts, bool(served), self.check_sheet(sheet))
 
     def score_groups(
         self, dice: Any, groups: Any, served: bool = False, sheet: Mapping[str, Any] | None = None
     ) -> tuple[Score, ...]:
         """Return a :class:`Score` for each group of a split the player chose."""
-        counts = self._counts(dice, self.dice, "dice")
+        counts = self.check_dice(dice, self.dice, "dice")
         n = self.boxes_per_turn
         if not isinstance(groups, (list, tuple)) or len(groups) != n:
             raise InvalidGroupsError(f"groups must be {n} groups of {GROUP} dice.", "groups")
-        group_counts = [self._counts(g, GROUP, f"groups.{i}") for i, g in enumerate(groups)]
+        group_counts = [self.check_dice(g, GROUP, f"groups.{i}") for i, g in enumerate(groups)]
         if tuple(map(sum, zip(*group_counts))) != counts:
             raise InvalidGroupsError("The groups must hold exactly the dice rolled.", "groups")
         sheet = self.check_sheet(sheet)
-        return tuple(self._score(c, bool(served), sheet) for c in group_counts)
+        return tuple(self.score_counts(c, bool(served), sheet) for c in group_counts)
 
     def assignments(
         self, dice: Any, served: bool = False, sheet: Mapping[str, Any] | None = None, limit: int = 10
@@ -373,14 +375,14 @@ class RuleSet:
         """
         if self.boxes_per_turn != 2:
             raise InvalidDiceError(f"{self.variant.id} fills one box a turn; ask for its score.", "dice")
-        counts = self._counts(dice, self.dice, "dice")
+        counts = self.check_dice(dice, self.dice, "dice")
         sheet = self.check_sheet(sheet)
         free = self._free(sheet)
         best: dict[tuple[int, int], tuple[int, Counts, Counts]] = {}
         for g1 in self._splits(counts):
             g2: Counts = tuple(a - b for a, b in zip(counts, g1))  # type: ignore[assignment]
-            r1 = self._points_on(g1, served, sheet)
-            r2 = self._points_on(g2, served, sheet)
+            r1 = self.points_on(g1, served, sheet)
+            r2 = self.points_on(g2, served, sheet)
             for i, j in combinations(free, 2):
                 for pts, a, b in ((r1[i] + r2[j], g1, g2), (r2[i] + r1[j], g2, g1)):
                     if (i, j) not in best or pts > best[(i, j)][0]:
@@ -390,8 +392,8 @@ class RuleSet:
             Assignment(
                 pts,
                 (
-                    Placement(self.boxes[i].id, _expand(a), self._points_on(a, served, sheet)[i]),
-                    Placement(self.boxes[j].id, _expand(b), self._points_on(b, served, sheet)[j]),
+                    Placement(self.boxes[i].id, _expand(a), self.points_on(a, served, sheet)[i]),
+                    Placement(self.boxes[j].id, _expand(b), self.points_on(b, served, sheet)[j]),
                 ),
             )
             for (i, j), (pts, a, b) in ranked
