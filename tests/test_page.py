@@ -425,3 +425,19 @@ def test_keyboard_alone_can_record_a_turn(phone):
     first.focus()
     page.keyboard.press("Enter")
     expect(cell(page, 0, "Full house")).to_have_text("30")
+
+
+def test_the_screen_stays_awake_during_a_game(phone):
+    page = phone()
+    page.add_init_script("""
+        window.__wake = [];
+        Object.defineProperty(navigator, 'wakeLock', { configurable: true, value: {
+            request: async (type) => { window.__wake.push('request:' + type);
+                return { release: async () => window.__wake.push('release'), addEventListener() {} }; } } });
+    """)
+    start_game(page, ["Ana", "Beto"])
+    expect(page.locator("#play")).to_be_visible()
+    page.wait_for_function("() => window.__wake.includes('request:screen')")
+    roll(page, [5, 5, 5, 5, 5], served=True)
+    choose(page, "Generala", 50)  # an instant win ends the game: the lock goes
+    page.wait_for_function("() => window.__wake.includes('release')")
