@@ -8,10 +8,11 @@ from flask import Response, current_app, request
 from marshmallow import Schema, ValidationError
 
 from ..errors import ValidationProblem, flatten, json_body
+from ..schemas import FastLoader
 from ..rules import RuleSet, RulesError, build_rules, find_variant
 
 
-def load(schema: Schema) -> dict[str, Any]:
+def load(schema: Schema | FastLoader) -> dict[str, Any]:
     """Parse the JSON body and load it with ``schema``, or raise a 422 problem."""
     body = json_body()
     try:
@@ -28,7 +29,9 @@ def rules_error(exc: RulesError, prefix: str = "") -> ValidationProblem:
 
 
 def resolve_rules(data: Mapping[str, Any]) -> RuleSet:
-    """Return the rule set a request names: ``variant`` or house ``rules``."""
+    """Return the rule set a request names: ``variant`` or house ``rules`` (exactly one)."""
+    if ("variant" in data) == ("rules" in data):
+        raise ValidationProblem({"variant": ["Send exactly one of variant (a built-in id) or rules (house rules)."]})
     try:
         if "variant" in data:
             return find_variant(data["variant"]).rules()

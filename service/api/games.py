@@ -16,13 +16,13 @@ from flask import Blueprint, Response, jsonify, request, url_for
 from .. import sheets
 from ..models import GameRow
 from ..rules import Game, RuleSet
-from ..schemas import GameCreateSchema, RollOffSchema, TurnPatchSchema, TurnSchema, VariantSchema
+from ..schemas import FastLoader, GameCreateSchema, RollOffSchema, TurnPatchSchema, TurnSchema, VariantSchema
 from .common import load, resolve_rules
 
 bp = Blueprint("games", __name__, url_prefix="/games")
 
 _create = GameCreateSchema()
-_turn = TurnSchema()
+_turn = FastLoader(TurnSchema())
 _patch = TurnPatchSchema()
 _roll_off = RollOffSchema()
 

@@ -6,12 +6,12 @@ from flask import Blueprint, jsonify
 
 from ..errors import ValidationProblem
 from ..rules import RulesError
-from ..schemas import ScoreRequestSchema, dump_assignment, dump_group, dump_score
+from ..schemas import FastLoader, ScoreRequestSchema, dump_assignment, dump_group, dump_score
 from .common import load, resolve_rules, rules_error
 
 bp = Blueprint("score", __name__)
 
-_request = ScoreRequestSchema()
+_request = FastLoader(ScoreRequestSchema())
 
 
 @bp.post("/score")

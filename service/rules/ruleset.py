@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from functools import cached_property
 from itertools import combinations
-from typing import TYPE_CHECKING, Any, Iterable, Mapping, NamedTuple
+from typing import TYPE_CHECKING, Any, Iterable, Mapping, NamedTuple, Sequence
 
 from .boxes import FACES, FIXED, SUM, Always, Box, Counts, FullHouse, OfAKind, Pattern, Run, count, straight_runs
 from .errors import InvalidDiceError, InvalidGroupsError, InvalidOptionError, InvalidSheetError, NoFreeBoxError, UnknownBoxError
@@ -312,11 +312,13 @@ class RuleSet:
             row = self._rows[key] = tuple(b.points(counts, served) for b in self.boxes)
         return row
 
-    def points_on(self, counts: Counts, served: bool, sheet: Mapping[str, int]) -> list[int]:
+    def points_on(self, counts: Counts, served: bool, sheet: Mapping[str, int]) -> Sequence[int]:
         """Points of a group in every box, given the sheet (a closed-off double generala scores 0)."""
-        row = list(self._row(counts, served))
+        row = self._row(counts, served)
         if self._double is not None and row[self._double] and not self._double_open(sheet):
-            row[self._double] = 0
+            changed = list(row)  # the cached row is shared: change a copy
+            changed[self._double] = 0
+            return changed
         return row
 
     @cached_property
