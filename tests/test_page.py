@@ -269,6 +269,7 @@ def test_a_turn_recorded_by_two_phones_is_refused_cleanly(phone):
     game = start_game(a, ["Ana", "Beto"])
     token = a.evaluate("JSON.parse(localStorage.getItem('anotador.games'))[0].token")
     b = phone()
+    b.clock.install()  # B's poll timer stays still: its sheet is stale when it taps
     b.goto(f"/g/{game}#token={token}")
     expect(b.locator("#play")).to_be_visible()
     expect(b).to_have_url(re.compile(f"/g/{game}$"))  # the token left the address bar
