@@ -72,16 +72,23 @@ class Assignment(NamedTuple):
     placements: tuple[Placement, ...]
 
 
-def all_counts(n: int) -> list[Counts]:
-    """Return every distinct group of ``n`` dice, as counts."""
+def groups_of(n: int, within: Counts | None = None) -> list[Counts]:
+    """Return every distinct group of ``n`` dice, as counts.
+
+    With ``within``, only the groups that can be taken out of those dice
+    (the ways to split a two-box roll).
+    """
+    bound = within or (n,) * 6
     out: list[Counts] = []
 
     def rec(prefix: tuple[int, ...], left: int) -> None:
-        if len(prefix) == 5:
-            out.append(prefix + (left,))  # type: ignore[arg-type]
+        k = len(prefix)
+        if k == 6:
+            if left == 0:
+                out.append(prefix)  # type: ignore[arg-type]
             return
-        for k in range(left, -1, -1):
-            rec(prefix + (k,), left - k)
+        for m in range(min(left, bound[k]), -1, -1):
+            rec(prefix + (m,), left - m)
 
     rec((), n)
     return out
@@ -217,7 +224,7 @@ class RuleSet:
     @cached_property
     def possible_points(self) -> dict[str, frozenset[int]]:
         """Box id → every value that box can ever hold (0 = scratched)."""
-        groups = all_counts(GROUP)
+        groups = groups_of(GROUP)
         return {
             b.id: frozenset({0} | {b.points(c, s) for c in groups for s in (False, True)})
             for b in self.boxes
@@ -381,7 +388,7 @@ class RuleSet:
         sheet = self.check_sheet(sheet)
         free = self._free(sheet)
         best: dict[tuple[int, int], tuple[int, Counts, Counts]] = {}
-        for g1 in self._splits(counts):
+        for g1 in groups_of(GROUP, within=counts):
             g2: Counts = tuple(a - b for a, b in zip(counts, g1))  # type: ignore[assignment]
             r1 = self.points_on(g1, served, sheet)
             r2 = self.points_on(g2, served, sheet)
@@ -400,23 +407,6 @@ class RuleSet:
             )
             for (i, j), (pts, a, b) in ranked
         )
-
-    @staticmethod
-    def _splits(counts: Counts) -> list[Counts]:
-        """Every distinct group of five that can be taken out of ``counts``."""
-        out: list[Counts] = []
-
-        def rec(prefix: tuple[int, ...], left: int) -> None:
-            k = len(prefix)
-            if k == 6:
-                if left == 0:
-                    out.append(prefix)  # type: ignore[arg-type]
-                return
-            for n in range(min(left, counts[k]), -1, -1):
-                rec(prefix + (n,), left - n)
-
-        rec((), GROUP)
-        return out
 
     def total(self, sheet: Mapping[str, Any]) -> int:
         """Return the total of a sheet, section bonuses included."""
