@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any, Iterable, Sequence
 
 from .errors import InvalidDiceError, InvalidGroupsError, RulesError, UnknownBoxError
+from .boxes import Counts
 from .ruleset import GROUP, RuleSet
 
 MAX_PLAYERS = 12
@@ -212,13 +213,7 @@ class Game:
             choice = choices[0]
             if choice.scratch:
                 return [Placed(choice.category, 0, True)], counts
-            score = rules.score_counts(counts, served, sheet)  # type: ignore[arg-type]
-            points = dict(score.options).get(choice.category, 0)
-            if points == 0 and rules.box(choice.category).kind != "number":
-                raise NotQualifiedError(
-                    f"{'-'.join(map(str, sorted(dice)))} does not qualify for {choice.category}; "
-                    "scratch it instead, or choose another box.", "category",
-                )
+            points = self._points(sheet, counts, served, choice.category, dice, "category")  # type: ignore[arg-type]
             return [Placed(choice.category, points, False)], counts
 
         # Several boxes: each group of five goes in its own box.
@@ -236,12 +231,7 @@ class Game:
             if choice.scratch:
                 placed.append(Placed(choice.category, 0, True, tuple(sorted(group))))
                 continue
-            points = rules.points_on(g, served, sheet)[rules.index[choice.category]]
-            if points == 0 and rules.box(choice.category).kind != "number":
-                raise NotQualifiedError(
-                    f"{'-'.join(map(str, sorted(group)))} does not qualify for {choice.category}; scratch it instead.",
-                    f"boxes.{i}.category",
-                )
+            points = self._points(sheet, g, served, choice.category, group, f"boxes.{i}.category")
             placed.append(Placed(choice.category, points, False, tuple(sorted(group))))
         if counts is not None:
             rolled = Counter({face: k for face, k in zip(range(1, 7), counts) if k})
@@ -252,6 +242,22 @@ class Game:
         elif used:
             raise InvalidDiceError("Send the dice rolled with the groups.", "dice")
         return placed, counts
+
+    def _points(self, sheet: dict[str, int], counts: Counts, served: bool, category: str, dice: Any,
+                path: str) -> int:
+        """Points of a group in the box chosen for it; refuse a box it does not qualify for.
+
+        A number box takes any group (scoring 0 there is the same as a
+        scratch); any other box that would score 0 needs ``scratch``.
+        """
+        rules = self.rules
+        points = rules.points_on(counts, served, sheet)[rules.index[category]]
+        if points == 0 and rules.box(category).kind != "number":
+            raise NotQualifiedError(
+                f"{'-'.join(map(str, sorted(dice)))} does not qualify for {category}; "
+                "scratch it instead, or choose another box.", path,
+            )
+        return points
 
     # -- the end ----------------------------------------------------------
 
