@@ -139,8 +139,13 @@ def _apply_outcome(game: GameRow, state: Game) -> None:
 
 # -- reading ----------------------------------------------------------------------
 
+def _possible_id(game_id: Any) -> bool:
+    """Whether ``game_id`` could name a game at all (ids are short strings)."""
+    return isinstance(game_id, str) and len(game_id) <= 32
+
+
 def get(game_id: str) -> GameRow:
-    game = db.session.get(GameRow, game_id) if isinstance(game_id, str) and len(game_id) <= 32 else None
+    game = db.session.get(GameRow, game_id) if _possible_id(game_id) else None
     if game is None:
         raise GameNotFound(game_id)
     return game
@@ -148,7 +153,7 @@ def get(game_id: str) -> GameRow:
 
 def version_of(game_id: str) -> int:
     """The current version alone: what a polling client's 304 needs."""
-    version = db.session.scalar(select(GameRow.version).where(GameRow.id == game_id)) if len(game_id) <= 32 else None
+    version = db.session.scalar(select(GameRow.version).where(GameRow.id == game_id)) if _possible_id(game_id) else None
     if version is None:
         raise GameNotFound(game_id)
     return version
@@ -184,7 +189,7 @@ def _lock(game_id: str, token: str | None, if_match: Any) -> GameRow:
     """Begin a write: lock the game, check the token and If-Match."""
     begin_write()
     stmt = select(GameRow).where(GameRow.id == game_id).with_for_update()
-    game = db.session.scalars(stmt).first() if isinstance(game_id, str) and len(game_id) <= 32 else None
+    game = db.session.scalars(stmt).first() if _possible_id(game_id) else None
     if game is None:
         raise GameNotFound(game_id)
     check_token(game, token)
@@ -203,14 +208,22 @@ def _commit() -> None:
         raise Conflict("Another change to this game landed first; reload and try again.") from None
 
 
+def _entries(game: GameRow, play: Play) -> list[EntryRow]:
+    """The rows a played turn writes, one per box it filled."""
+    return [EntryRow(game_id=game.id, player=play.player, box=p.category, points=p.points, scratch=p.scratch,
+                     dice=None if p.dice is None else list(p.dice))
+            for p in play.boxes]
+
+
+def entry_json(entry: EntryRow) -> dict[str, Any]:
+    """A box a turn filled, as the history shows it."""
+    return {"category": entry.box, "points": entry.points, "scratch": entry.scratch, "dice": entry.dice}
+
+
 def _write_play(game: GameRow, number: int, play: Play) -> TurnRow:
     turn = TurnRow(game_id=game.id, number=number, player=play.player, round=play.round,
                    dice=None if play.dice is None else list(play.dice), served=play.served, corrections=[])
-    turn.entries = [
-        EntryRow(game_id=game.id, player=play.player, box=p.category, points=p.points, scratch=p.scratch,
-                 dice=None if p.dice is None else list(p.dice))
-        for p in play.boxes
-    ]
+    turn.entries = _entries(game, play)
     db.session.add(turn)
     return turn
 
@@ -305,8 +318,7 @@ def correct_turn(game_id: str, token: str | None, if_match: Any, number: int,
 
     target.corrections = [*target.corrections, {
         "dice": target.dice, "served": target.served,
-        "boxes": [{"category": e.box, "points": e.points, "scratch": e.scratch, "dice": e.dice}
-                  for e in target.entries],
+        "boxes": [entry_json(e) for e in target.entries],
         "recorded_at": iso(target.corrected_at or target.recorded_at),
     }]
     target.dice = None if new[1] is None else list(new[1])
@@ -317,10 +329,9 @@ def correct_turn(game_id: str, token: str | None, if_match: Any, number: int,
     db.session.execute(delete(EntryRow).where(EntryRow.game_id == game.id))
     db.session.flush()
     for turn, play in zip(turns, plays):
-        for p in play.boxes:
-            db.session.add(EntryRow(game_id=game.id, turn_id=turn.id, player=play.player, box=p.category,
-                                    points=p.points, scratch=p.scratch,
-                                    dice=None if p.dice is None else list(p.dice)))
+        for entry in _entries(game, play):
+            entry.turn_id = turn.id
+            db.session.add(entry)
     # Roll-off rolls settle one tie; if the correction changed who is tied,
     # they no longer mean anything.
     if before.roll_offs and before.leaders() == state.leaders():

@@ -90,8 +90,7 @@ def turn_body(turn) -> dict[str, Any]:
         "round": turn.round,
         "dice": turn.dice,
         "served": turn.served,
-        "boxes": [{"category": e.box, "points": e.points, "scratch": e.scratch, "dice": e.dice}
-                  for e in turn.entries],
+        "boxes": [sheets.entry_json(e) for e in turn.entries],
         "recorded_at": sheets.iso(turn.recorded_at),
         "corrected_at": sheets.iso(turn.corrected_at),
         "corrections": turn.corrections,
