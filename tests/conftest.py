@@ -82,6 +82,24 @@ def pg_reachable() -> bool:
         return False
 
 
+def dispose(app) -> None:
+    """Close the app's database connections (for SQLite: checkpoint the WAL)."""
+    from service.extensions import db
+
+    with app.app_context():
+        db.engine.dispose()
+
+
+def run_sql(url: str, statement: str) -> None:
+    """Run one statement on ``url`` outside any app."""
+    import sqlalchemy as sa
+
+    engine = sa.create_engine(url)
+    with engine.begin() as conn:
+        conn.execute(sa.text(statement))
+    engine.dispose()
+
+
 def migrated_app(url: str):
     """An app on ``url`` with the schema made by the migrations, as in production."""
     from flask_migrate import upgrade
@@ -95,28 +113,15 @@ def migrated_app(url: str):
 @pytest.fixture(scope="session")
 def sqlite_template(tmp_path_factory):
     path = tmp_path_factory.mktemp("db") / "template.sqlite"
-    app = migrated_app(f"sqlite:///{path}")
-    with app.app_context():
-        from service.extensions import db
-
-        db.engine.dispose()  # checkpoints the WAL into the file we copy
+    dispose(migrated_app(f"sqlite:///{path}"))  # the WAL checkpointed into the file we copy
     return path
 
 
 @pytest.fixture(scope="session")
 def postgres_url():
     require(pg_reachable(), f"PostgreSQL is not reachable at {PG_URL} (set ANOTADOR_TEST_POSTGRES_URL)")
-    import sqlalchemy as sa
-
-    engine = sa.create_engine(PG_URL)
-    with engine.begin() as conn:
-        conn.execute(sa.text(f"DROP TABLE IF EXISTS {', '.join(TABLES)}, alembic_version CASCADE"))
-    engine.dispose()
-    app = migrated_app(PG_URL)
-    with app.app_context():
-        from service.extensions import db
-
-        db.engine.dispose()
+    run_sql(PG_URL, f"DROP TABLE IF EXISTS {', '.join(TABLES)}, alembic_version CASCADE")
+    dispose(migrated_app(PG_URL))
     return PG_URL
 
 
@@ -128,12 +133,7 @@ def db_url(request, tmp_path, sqlite_template):
         shutil.copyfile(sqlite_template, path)
         return f"sqlite:///{path}"
     url = request.getfixturevalue("postgres_url")
-    import sqlalchemy as sa
-
-    engine = sa.create_engine(url)
-    with engine.begin() as conn:
-        conn.execute(sa.text(f"TRUNCATE {', '.join(TABLES)} RESTART IDENTITY CASCADE"))
-    engine.dispose()
+    run_sql(url, f"TRUNCATE {', '.join(TABLES)} RESTART IDENTITY CASCADE")
     return url
 
 
@@ -141,10 +141,7 @@ def db_url(request, tmp_path, sqlite_template):
 def db_app(db_url):
     app = create_app({"TESTING": True, "SQLALCHEMY_DATABASE_URI": db_url})
     yield app
-    with app.app_context():
-        from service.extensions import db
-
-        db.engine.dispose()
+    dispose(app)
 
 
 @pytest.fixture
