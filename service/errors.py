@@ -26,11 +26,13 @@ class Problem(Exception):
     title = "Bad Request"
 
     def __init__(self, detail: str, errors: Mapping[str, list[str]] | None = None, status: int | None = None,
-                 headers: Iterable[tuple[str, str]] = ()):
+                 headers: Iterable[tuple[str, str]] = (), extensions: Mapping[str, Any] | None = None):
         super().__init__(detail)
         self.detail = detail
         self.errors = errors
         self.headers = tuple(headers)
+        #: RFC 9457 extension members, beside the standard ones.
+        self.extensions = dict(extensions or {})
         if status is not None:
             self.status = status
 
@@ -73,11 +75,14 @@ def flatten(messages: Any, prefix: str = "") -> dict[str, list[str]]:
 
 
 def problem(status: int, title: str, detail: str, type_: str = "about:blank",
-            errors: Mapping[str, list[str]] | None = None, headers: Iterable[tuple[str, str]] = ()) -> Response:
+            errors: Mapping[str, list[str]] | None = None, headers: Iterable[tuple[str, str]] = (),
+            extensions: Mapping[str, Any] | None = None) -> Response:
     """Return a problem+json response."""
     body: dict[str, Any] = {"type": type_, "title": title, "status": status, "detail": detail}
     if errors is not None:
         body["errors"] = dict(errors)
+    if extensions:
+        body.update(extensions)
     response = current_app.response_class(json.dumps(body, ensure_ascii=False), status=status, mimetype=PROBLEM)
     for name, value in headers:
         response.headers[name] = value
@@ -86,7 +91,7 @@ def problem(status: int, title: str, detail: str, type_: str = "about:blank",
 
 def render(exc: Problem) -> Response:
     """Return the response for a Problem."""
-    return problem(exc.status, exc.title, exc.detail, exc.type, exc.errors, exc.headers)
+    return problem(exc.status, exc.title, exc.detail, exc.type, exc.errors, exc.headers, exc.extensions)
 
 
 def json_body() -> Any:

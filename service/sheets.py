@@ -82,10 +82,10 @@ def check_token(game: GameRow, token: str | None) -> None:
 
 # -- names ------------------------------------------------------------------------
 
-def clean_names(names: Any) -> list[tuple[str, str]]:
+def clean_names(names: Any, fewest: int = 2) -> list[tuple[str, str]]:
     """Return (name, comparison key) for each player, or raise PlayersError."""
-    if not isinstance(names, list) or not 1 <= len(names) <= MAX_PLAYERS:
-        raise PlayersError(f"players must list 1 to {MAX_PLAYERS} names.", "players")
+    if not isinstance(names, list) or not fewest <= len(names) <= MAX_PLAYERS:
+        raise PlayersError(f"players must list {fewest} to {MAX_PLAYERS} names.", "players")
     out: list[tuple[str, str]] = []
     seen: dict[str, int] = {}
     for i, raw in enumerate(names):
@@ -117,7 +117,7 @@ def state_of(game: GameRow) -> Game:
     state = Game(rules, n, game.start)
     for e in db.session.scalars(select(EntryRow).where(EntryRow.game_id == game.id)):
         state.sheets[e.player][e.box] = e.points
-        if e.scratch:
+        if e.scratch or e.points == 0:  # a number box scored 0 is a scratch (RULES.md)
             state.scratched[e.player].add(e.box)
     state.turns = game.turns
     if game.reason == "instant_win":
@@ -172,7 +172,7 @@ def roll_offs_of(game: GameRow) -> list[RollOffRow]:
 
 def create(rules: RuleSet, names: Any, first_rolls: Sequence[int] | None) -> tuple[GameRow, str]:
     """Create a game; return it and its write token (shown once)."""
-    players = clean_names(names)
+    players = clean_names(names, rules.variant.min_players)
     start = first_player(rules, first_rolls, len(players))
     token = new_token()
     game = GameRow(

@@ -31,7 +31,7 @@ def test_create_answers_201_with_location_token_and_links(api):
 
 
 def test_token_and_ids_are_unguessable_and_stored_hashed(api, db_app):
-    bodies = [api.post("/api/v1/games", json={"variant": "generala", "players": ["A"]}).get_json()
+    bodies = [api.post("/api/v1/games", json={"variant": "generala", "players": ["A", "B"]}).get_json()
               for _ in range(3)]
     ids = [b["id"] for b in bodies]
     assert len(set(ids)) == 3 and all(re.fullmatch(r"[A-Za-z0-9_-]{16}", i) for i in ids)
@@ -56,6 +56,7 @@ def test_house_rules_are_frozen_with_the_game(api):
     ("body", "field"),
     [
         ({"variant": "generala", "players": []}, "players"),
+        ({"variant": "generala", "players": ["Solo"]}, "players"),   # every source is for two or more
         ({"variant": "generala", "players": ["P"] * 13}, "players"),
         ({"variant": "generala", "players": [f"P{i}" for i in range(13)]}, "players"),
         ({"variant": "generala", "players": ["Ana", "ana"]}, "players.1"),
@@ -67,13 +68,32 @@ def test_house_rules_are_frozen_with_the_game(api):
         ({"variant": "generala", "players": ["Ana", 7]}, "players.1"),
         ({"variant": "generala", "players": "Ana"}, "players"),
         ({"variant": "generala"}, "players"),
-        ({"variant": "nope", "players": ["A"]}, "variant"),
-        ({"players": ["A"]}, "variant"),
-        ({"rules": {"base": "generala", "straight": "diagonal"}, "players": ["A"]}, "rules.straight"),
+        ({"variant": "nope", "players": ["A", "B"]}, "variant"),
+        ({"players": ["A", "B"]}, "variant"),
+        ({"rules": {"base": "generala", "straight": "diagonal"}, "players": ["A", "B"]}, "rules.straight"),
         ({"variant": "generala", "players": ["A", "B"], "first_rolls": [6]}, "first_rolls"),
         ({"variant": "generala", "players": ["A", "B"], "first_rolls": [6, 0]}, "first_rolls.1"),
         ({"variant": "generala", "players": ["A", "B"], "first_rolls": [6, 6]}, "first_rolls"),
-        ({"variant": "generala", "players": ["A"], "colour": "red"}, "colour"),
+        ({"variant": "generala", "players": ["A", "B"], "colour": "red"}, "colour"),
+        # rounds of first-player dice: the wrong count in a round names the round
+        ({"variant": "generala", "players": ["A", "B", "C"], "first_rolls": [[6, 6, 3], [2]]}, "first_rolls.1"),
+        ({"variant": "generala", "players": ["A", "B", "C"], "first_rolls": [[6, 6, 3], [2, 1, 4]]},
+         "first_rolls.1"),
+        ({"variant": "generala", "players": ["A", "B", "C"], "first_rolls": [[6, 6], [2, 1]]}, "first_rolls.0"),
+        ({"variant": "generala", "players": ["A", "B", "C"], "first_rolls": [[6, 6, 3], [2, 7]]},
+         "first_rolls.1.1"),
+        ({"variant": "generala", "players": ["A", "B", "C"], "first_rolls": [[6, 5, 3], [2, 1]]},
+         "first_rolls.1"),                                   # no tie left to break
+        ({"variant": "generala", "players": ["A", "B", "C"], "first_rolls": [[6, 6, 3], 2]}, "first_rolls.1"),
+        ({"variant": "generala", "players": ["A", "B"], "first_rolls": []}, "first_rolls"),
+        ({"variant": "generala", "players": ["A", "B"], "first_rolls": [[6, 6]] + [[1, 1]] * 50}, "first_rolls"),
+        # as_listed ignores the dice but still checks them
+        ({"rules": {"base": "generala", "first_player": "as_listed"}, "players": ["A", "B"],
+          "first_rolls": [6, 9]}, "first_rolls.1"),
+        ({"rules": {"base": "generala", "first_player": "as_listed"}, "players": ["A", "B"],
+          "first_rolls": [6]}, "first_rolls"),
+        ({"rules": {"base": "generala", "first_player": "as_listed"}, "players": ["A", "B"],
+          "first_rolls": [[6, 6], [1, 2]]}, "first_rolls.1"),
     ],
 )
 def test_bad_games_are_refused(api, body, field):
@@ -186,15 +206,16 @@ def test_turn_refusals_say_why_and_change_nothing(new_game, turn, status, key):
 
 
 def test_a_closed_box_is_409(new_game):
-    table = new_game("generala", ["Ana"])
+    table = new_game("generala", ["Ana", "Beto"])
     table.turn(0, "ones", [1, 1, 1, 2, 3])
+    table.turn(1, "twos", [2, 2, 1, 1, 3])
     r = table.client.post(table.url("/turns"), json={"player": 0, "category": "ones", "scratch": True},
                           headers=table.auth)
     assert r.status_code == 409 and r.get_json()["type"].endswith("box-closed")
 
 
 def test_double_cameroon_turn_refusals(new_game):
-    table = new_game("double-cameroon", ["Ana"])
+    table = new_game("double-cameroon", ["Ana", "Beto"], first_rolls=[1, 6])
     url, auth = table.url("/turns"), table.auth
     dice = [2, 3, 4, 5, 6, 1, 2, 3, 4, 5]
     bad = [

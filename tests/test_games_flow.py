@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import io
+
 import pytest
+from pypdf import PdfReader
 
 from service.rules import VARIANTS, find_variant
 
@@ -156,6 +159,57 @@ def test_first_player_and_ties_re_rolled(new_game, api):
     assert r.status_code == 422 and "first_rolls" in r.get_json()["errors"]
     table = new_game("generala", ["Ana", "Beto"], first_rolls=[6, 5])
     assert table.body["first_player"] == 0
+
+
+@pytest.mark.parametrize(
+    ("variant", "first", "tied", "again", "start"),
+    [
+        ("generala", [6, 6, 3], [0, 1], [2, 1], 0),
+        ("generala", [6, 6, 3], [0, 1], [1, 2], 1),
+        ("general-pr", [1, 4, 1, 1], [0, 2, 3], [3, 2, 6], 2),      # lowest die
+        ("double-cameroon", [2, 5, 2], [0, 2], [6, 4], 2),
+    ],
+)
+def test_a_tie_for_the_first_player_is_rolled_again_by_the_tied_seats_only(
+        api, new_game, variant, first, tied, again, start):
+    names = ["Ana", "Beto", "Ceci", "Dani"][:len(first)]
+    r = api.post("/api/v1/games", json={"variant": variant, "players": names, "first_rolls": first})
+    problem = r.get_json()
+    assert r.status_code == 422 and r.mimetype == "application/problem+json"
+    assert problem["tied"] == tied and "first_rolls" in problem["errors"]
+    assert "roll again" in problem["detail"]
+    # The page sends the tied seats' dice as a further round.
+    table = new_game(variant, names, first_rolls=[first, again])
+    assert table.body["first_player"] == start and table.body["turn"]["player"] == start
+    # still tied: 422 again, naming who rolls once more
+    r = api.post("/api/v1/games", json={"variant": variant, "players": names,
+                                        "first_rolls": [first, [again[0]] * len(tied)]})
+    assert r.status_code == 422 and r.get_json()["tied"] == tied
+
+
+def test_a_number_box_scored_zero_shows_as_scratched(new_game):
+    table = new_game("generala", ["Ana", "Beto"])
+    game = table.turn(0, "ones", [2, 3, 4, 5, 6])
+    ana = game["players"][0]
+    assert ana["sheet"]["ones"] == 0 and ana["scratched"] == ["ones"]
+    history = table.client.get(table.url("/turns")).get_json()["turns"]
+    assert history[0]["boxes"] == [{"category": "ones", "points": 0, "scratch": True, "dice": None}]
+    # the filled record crosses it out like any scratch: no "0" drawn in the
+    # cell, only the two totals
+    pdf = table.client.get(table.url("/sheet.pdf?lang=en"))
+    assert pdf.status_code == 200 and pdf.mimetype == "application/pdf"
+    text = PdfReader(io.BytesIO(pdf.data)).pages[0].extract_text()
+    assert [line for line in text.splitlines() if line.strip() == "0"] == ["0", "0"], text
+
+
+def test_general_pr_big_general_wins_from_the_four_box(new_game):
+    table = new_game("general-pr", ["Ana", "Beto"], first_rolls=[2, 5])
+    r = table.client.post(table.url("/turns"), headers=table.auth,
+                          json={"player": 0, "dice": [4, 4, 4, 4, 4], "served": True, "category": "small_general"})
+    assert r.status_code == 422 and "category" in r.get_json()["errors"]
+    game = table.turn(0, "four", [4, 4, 4, 4, 4], served=True)
+    assert game["players"][0]["sheet"]["four"] == 45
+    assert (game["status"], game["winners"], game["reason"]) == ("finished", [0], "instant_win")
 
 
 def test_most_generalas_breaks_a_tie(new_game):

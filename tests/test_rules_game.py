@@ -15,6 +15,7 @@ from service.rules import (
     InvalidTurnError,
     NotQualifiedError,
     NotYourTurnError,
+    Placed,
     RollOffError,
     UnknownBoxError,
     find_variant,
@@ -48,9 +49,47 @@ def test_first_player(variant, rolls, start):
     assert first_player(find_variant(variant).rules(), rolls, 3) == start
 
 
+@pytest.mark.parametrize(
+    ("variant", "rolls", "start"),
+    [
+        # seed 000: "If there is a tie, the tied players roll again": only they.
+        ("generala", [[6, 6, 3], [2, 1]], 0),
+        ("generala", [[6, 6, 3], [1, 2]], 1),
+        ("generala", [[6, 6, 6], [4, 4, 1], [2, 5]], 1),
+        ("generala", [[6, 6, 3], [3, 3], [1, 6]], 1),         # tied again: the same two roll again
+        ("generala", [[5, 2, 5, 5, 1, 5], [6, 6, 1, 2], [3, 4]], 2),
+        ("generala", [[6, 2, 3]], 0),                          # one round, as rounds
+        ("general-pr", [[1, 4, 1], [5, 2]], 2),                # lowest die: seats 0 and 2 tied at 1
+        ("general-pr", [[1, 4, 1], [2, 5]], 0),
+        ("double-cameroon", [[2, 2, 6], [3, 1]], 1),           # a form of General: lowest starts
+        ("double-cameroon", [4, 2, 6], 1),
+    ],
+)
+def test_first_player_rounds(variant, rolls, start):
+    players = len(rolls[0]) if isinstance(rolls[0], list) else len(rolls)
+    assert first_player(find_variant(variant).rules(), rolls, players) == start
+
+
+def test_a_seat_that_lost_the_first_roll_never_starts():
+    # 3 players roll 6, 6, 3: only seats 0 and 1 roll again, whatever seat 2 would roll.
+    rules = find_variant("generala").rules()
+    for a in range(1, 7):
+        for b in range(1, 7):
+            if a == b:
+                with pytest.raises(FirstPlayerTieError) as tie:
+                    first_player(rules, [[6, 6, 3], [a, b]], 3)
+                assert tie.value.seats == (0, 1)
+            else:
+                assert first_player(rules, [[6, 6, 3], [a, b]], 3) in (0, 1)
+
+
 def test_first_player_ties_roll_again_and_as_listed_ignores_dice():
-    with pytest.raises(FirstPlayerTieError):
+    with pytest.raises(FirstPlayerTieError) as tie:
         first_player(find_variant("generala").rules(), [6, 2, 6], 3)
+    assert tie.value.seats == (0, 2) and tie.value.field == "first_rolls"
+    with pytest.raises(FirstPlayerTieError) as tie:
+        first_player(find_variant("general-pr").rules(), [[1, 1, 4, 1], [2, 2, 3]], 4)
+    assert tie.value.seats == (0, 1)
     # a tie below the top does not matter
     assert first_player(find_variant("generala").rules(), [6, 2, 2], 3) == 0
     assert first_player(find_variant("generala").rules(first_player="as_listed"), [1, 6, 2], 3) == 0
@@ -58,6 +97,26 @@ def test_first_player_ties_roll_again_and_as_listed_ignores_dice():
         first_player(find_variant("generala").rules(), [6, 2], 3)
     with pytest.raises(InvalidDiceError):
         first_player(find_variant("generala").rules(), [6, 7, 1], 3)
+
+
+def test_a_game_has_two_to_twelve_players():
+    rules = find_variant("generala").rules()
+    for n in (0, 1, 13):
+        with pytest.raises(InvalidTurnError):
+            Game(rules, n)
+    assert Game(rules, 2).players == 2 and Game(rules, 12).players == 12
+
+
+def test_a_number_box_scored_zero_is_a_scratch():
+    # RULES.md: "A number box may score 0 ... that is the same as scratching it."
+    game = Game(find_variant("generala").rules(), 2)
+    play = game.play(0, [2, 3, 4, 5, 6], False, [Choice("ones")])
+    assert play.boxes[0] == Placed("ones", 0, True) and game.scratched[0] == {"ones"}
+    cameroon = Game(find_variant("double-cameroon").rules(), 2)
+    play = cameroon.play(0, [2, 2, 2, 2, 2, 3, 3, 3, 3, 3], False,
+                         [Choice("ones", dice=(2, 2, 2, 2, 2)), Choice("threes", dice=(3, 3, 3, 3, 3))])
+    assert [(p.category, p.points, p.scratch) for p in play.boxes] == [("ones", 0, True), ("threes", 15, False)]
+    assert cameroon.scratched[0] == {"ones"}
 
 
 def test_turns_go_round_the_table_from_the_first_player():
@@ -115,8 +174,9 @@ def test_a_served_generala_ends_the_game_at_once():
 
 
 def test_served_generala_in_generala_doble_with_the_box_closed_scores_on():
-    game = Game(find_variant("generala-doble").rules(), 1)
+    game = Game(find_variant("generala-doble").rules(), 2)
     game.play(0, None, False, [Choice("generala", True)])
+    game.play(1, None, False, [Choice("ones", True)])
     play = game.play(0, [3, 3, 3, 3, 3], True, [Choice("double_generala")])
     assert not play.instant_win and play.boxes[0].points == 105
     assert game.outcome().status == "playing"

@@ -73,6 +73,12 @@ ROWS = [
     ("general-pr", [3, 3, 3, 3, 3], False, "four", 40),
     ("general-pr", [3, 3, 3, 3, 3], False, "threes", 15),
     ("general-pr", [3, 3, 3, 3, 2], False, "small_general", 0),
+    # 004: five of a kind on the FIRST throw is the Big General, which wins;
+    # it is not a Small General ("on the second or third throw"). It may go
+    # in four (45 served) or its number box.
+    ("general-pr", [3, 3, 3, 3, 3], True, "small_general", 0),
+    ("general-pr", [3, 3, 3, 3, 3], True, "four", 45),
+    ("general-pr", [3, 3, 3, 3, 3], True, "threes", 15),
 ]
 
 
@@ -126,7 +132,7 @@ def test_sheets_and_rounds(variant, boxes, rounds):
         ("generala-doble", "double_generala", 100, 105),
         ("generala-wiki", "straight", 20, 25),
         ("general-pr", "straight", 20, 25), ("general-pr", "full", 30, 35), ("general-pr", "four", 40, 45),
-        ("general-pr", "small_general", 60, 60),
+        ("general-pr", "small_general", 60, 0),   # served, five of a kind is the Big General
         ("double-cameroon", "five_of_a_kind", 50, 50), ("double-cameroon", "big_cameroon", 30, 30),
         ("double-cameroon", "little_cameroon", 21, 21),
     ],
@@ -151,7 +157,7 @@ def test_general_pr_best_possible_total_is_270():
         ("generala-doble", "most_generalas", "highest_die", "win_if_open", "standard"),
         ("generala-wiki", "share", "highest_die", "win_unless_scratched", "circular"),
         ("general-pr", "share", "lowest_die", "win_always", "standard"),
-        ("double-cameroon", "share", "highest_die", None, None),
+        ("double-cameroon", "share", "lowest_die", None, None),   # a form of General: lowest die starts
     ],
 )
 def test_variant_options(variant, tie_break, first_player, served_generala, straight):
@@ -173,3 +179,40 @@ def test_every_variant_has_names_in_three_languages():
     for variant in VARIANTS.values():
         assert set(variant.names) == set(variant.description) == {"en", "es", "pt"}
         assert all(variant.names.values()) and all(variant.description.values())
+
+
+def test_general_pr_big_general_wins_and_is_no_small_general():
+    rules = find_variant("general-pr").rules()
+    result = rules.score([5, 5, 5, 5, 5], served=True)
+    assert result.instant_win
+    assert [(o.category, o.points) for o in result.options] == [("four", 45), ("fives", 25)]
+    # on a later throw it is the Small General, and wins nothing
+    later = rules.score([5, 5, 5, 5, 5], served=False)
+    assert not later.instant_win and later.options[0] == ("small_general", 60)
+    # whatever the sheet: the Big General wins even with the Small General closed
+    assert rules.score([5, 5, 5, 5, 5], True, {"small_general": 60}).instant_win
+
+
+@pytest.mark.parametrize(
+    ("overrides", "served_points", "wins"),
+    [
+        ({}, 0, True),
+        ({"served_generala": "win_if_open"}, 0, True),
+        ({"served_generala": "win_unless_scratched"}, 0, True),
+        # a table that plays the Big General for points writes it on the line
+        ({"served_generala": "points", "served_generala_points": 80}, 80, False),
+        # ... or without any instant win: a plain Small General
+        ({"served_generala": "none"}, 60, False),
+    ],
+)
+def test_general_pr_big_general_under_house_rules(overrides, served_points, wins):
+    rules = find_variant("general-pr").rules(overrides)
+    result = rules.score([2, 2, 2, 2, 2], served=True)
+    assert points_of(result).get("small_general", 0) == served_points
+    assert result.instant_win is wins
+
+
+def test_big_general_only_in_general_pr():
+    assert [v.id for v in VARIANTS.values() if v.big_general] == ["general-pr"]
+    # Generala's served generala is a generala: it may be written on the line.
+    assert points_of(find_variant("generala").rules().score([2, 2, 2, 2, 2], True))["generala"] == 50

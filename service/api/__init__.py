@@ -8,7 +8,7 @@ from .. import sheets
 from ..errors import TYPE_BASE, Problem, ValidationProblem, render
 from ..printing import SheetOptionError
 from ..rules import RulesError, UnknownVariantError
-from ..rules.game import BoxClosedError, GameOverError, NotYourTurnError, RollOffError
+from ..rules.game import BoxClosedError, FirstPlayerTieError, GameOverError, NotYourTurnError, RollOffError
 from . import games as games_api
 from . import pdfs, score, spec, variants
 from .common import rules_error
@@ -54,6 +54,10 @@ def domain_problem(exc: Exception) -> Problem:
             return DomainProblem(409, slug, "Conflict", exc.message)
     if isinstance(exc, (sheets.PlayersError, SheetOptionError)):
         return ValidationProblem({exc.field: [exc.message]}, detail=exc.message)
+    if isinstance(exc, FirstPlayerTieError):
+        tie = rules_error(exc)
+        tie.extensions["tied"] = list(exc.seats)  # the seats that roll again
+        return tie
     if isinstance(exc, RulesError):
         return rules_error(exc)
     raise exc  # pragma: no cover - only registered for the classes above

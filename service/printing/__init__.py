@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from ..rules import RuleSet
+from ..rules import WORDS, RuleSet
 from . import fonts
 from .layout import (LANGS, MAX_GAMES, MAX_PLAYERS, SIZES, Layout, Line, Rect, SheetOptionError, check_options,
                      fit, layout)
@@ -34,7 +34,10 @@ def filled_sheet(rules: RuleSet, *, names: Sequence[str], sheets: Sequence[dict]
     if winners:
         who = ", ".join(names[i] for i in winners)
         word = UI["winners" if len(winners) > 1 else "winner"][lang]
-        subtitle.append(f"{word}: {who} ({REASONS[reason][lang]})" if reason else f"{word}: {who}")
+        why = REASONS[reason][lang] if reason else None
+        if reason == "instant_win" and rules.variant.big_general:
+            why = WORDS["big_general"][lang]
+        subtitle.append(f"{word}: {who} ({why})" if why else f"{word}: {who}")
     page = layout(rules, players=len(names), names=list(names), games=1, size=size, lang=lang,
                   subtitle=subtitle)
     fill(page, rules, sheets, scratched, totals, winners)

@@ -15,6 +15,7 @@ UI: dict[str, dict[str, str]] = {
     "max": {"es": "máx", "en": "max", "pt": "máx"},
     "sum": {"es": "suma", "en": "sum", "pt": "soma"},
     "served_wins": {"es": "servida gana", "en": "served wins", "pt": "de boca ganha"},
+    "not_served": {"es": "2º o 3º tiro", "en": "2nd or 3rd roll", "pt": "2º ou 3º lance"},
     "winner": {"es": "Ganador", "en": "Winner", "pt": "Vencedor"},
     "winners": {"es": "Ganadores", "en": "Winners", "pt": "Vencedores"},
     "date": {"es": "Fecha", "en": "Date", "pt": "Data"},
@@ -109,6 +110,8 @@ def box_values(rules: RuleSet, box_id: str, lang: str) -> str:
     if box.kind == "sum":
         return f"{UI['sum'][lang]} · {UI['max'][lang]} {rules.max_points(box_id)}"
     served = WORDS["served"][lang]
+    if box.role == "generala" and rules.variant.big_general and box.served_value == 0:
+        return f"{box.value} · {UI['not_served'][lang]}"
     if box.role == "generala" and (rules.options.served_generala or "").startswith("win"):
         return f"{box.value} · {UI['served_wins'][lang]}"
     if box.served_value != box.value:
@@ -161,7 +164,16 @@ def legend(rules: RuleSet, lang: str) -> list[str]:
                   "en": f"{scratch}: write 0 in a free box of your choice.",
                   "pt": f"{scratch}: marcar 0 numa casa livre, à escolha."}[lang])
     generala = next((b for b in rules.boxes if b.role == "generala"), None)
-    if generala is not None and rules.options.served_generala:
+    if generala is not None and rules.variant.big_general and generala.served_value == 0:
+        # general-pr: the served five of a kind is not the generala line's.
+        big = WORDS["big_general"][lang]
+        lines.append({"es": f"{big}: cinco iguales de boca, gana la partida en el acto. "
+                            f"{box_name(generala.id, lang)}: cinco iguales en el segundo o tercer tiro.",
+                      "en": f"{big}: five of a kind on the first throw wins the game on the spot. "
+                            f"{box_name(generala.id, lang)}: five of a kind on the second or third throw.",
+                      "pt": f"{big}: cinco iguais de boca, ganha a partida na hora. "
+                            f"{box_name(generala.id, lang)}: cinco iguais no segundo ou terceiro lance."}[lang])
+    elif generala is not None and rules.options.served_generala:
         text = _SERVED_GENERALA[rules.options.served_generala][lang]
         lines.append(text.format(box=box_name(generala.id, lang), points=generala.served_value))
     double = next((b for b in rules.boxes if b.role == "double_generala"), None)

@@ -16,6 +16,9 @@ from .boxes import Counts
 from .ruleset import GROUP, RuleSet
 
 MAX_PLAYERS = 12
+#: Rounds of first-player dice a request may hold: ties that repeat this often
+#: are a typo, not dice.
+MAX_FIRST_ROUNDS = 50
 
 
 class NotYourTurnError(RulesError):
@@ -39,7 +42,11 @@ class InvalidTurnError(RulesError):
 
 
 class FirstPlayerTieError(RulesError):
-    """The first-player roll tied at the top (or bottom): roll again."""
+    """The first-player dice still end tied at the top (or bottom): ``seats`` roll again."""
+
+    def __init__(self, message: str, field: str | None, seats: Sequence[int]):
+        super().__init__(message, field)
+        self.seats = tuple(seats)
 
 
 class RollOffError(RulesError):
@@ -50,27 +57,65 @@ class RollOffError(RulesError):
 REASONS = ("instant_win", "highest_total", "tie_shared", "most_generalas", "roll_off", "draw")
 
 
-def first_player(rules: RuleSet, rolls: Sequence[int] | None, players: int) -> int:
-    """Return the seat that starts, from one die per player (RULES.md ``first_player``).
+def first_player(rules: RuleSet, rolls: Any, players: int) -> int:
+    """Return the seat that starts, from the first-player dice (RULES.md ``first_player``).
 
-    With no rolls, or ``as_listed``, the first seat starts. A tie for the
-    deciding die raises :class:`FirstPlayerTieError`: the table rolls again.
+    ``rolls`` is one die per seat (``[6, 6, 3]``), or rounds of dice: the
+    first round holds every seat's die, each further round the dice of the
+    seats still tied, in seat order (``[[6, 6, 3], [2, 1]]``: seats 0 and 1
+    tied at 6, then seat 0 rolled 2 and seat 1 rolled 1). With no rolls the
+    first seat starts. Rolls are checked even under ``as_listed``, which
+    then ignores them. Rounds that still end tied raise
+    :class:`FirstPlayerTieError`, whose ``seats`` roll again.
     """
-    rule = rules.options.first_player
-    if rolls is None or rule == "as_listed":
+    if rolls is None:
         return 0
-    if not isinstance(rolls, (list, tuple)) or len(rolls) != players:
-        raise InvalidDiceError(f"first_rolls must hold one die per player ({players}).", "first_rolls")
-    for i, d in enumerate(rolls):
-        if type(d) is not int or not 1 <= d <= 6:
-            raise InvalidDiceError(f"A die is a whole number from 1 to 6, not {d!r}.", f"first_rolls.{i}")
-    best = max(rolls) if rule == "highest_die" else min(rolls)
-    seats = [i for i, d in enumerate(rolls) if d == best]
+    rounds, paths = _first_rounds(rolls)
+    rule = rules.options.first_player
+    seats = list(range(players))
+    for k, (dice, path) in enumerate(zip(rounds, paths)):
+        if k and len(seats) == 1:
+            raise InvalidDiceError(
+                f"Seat {seats[0]} already starts after round {k - 1}: there is no tie for round {k} to break.",
+                path)
+        if len(dice) != len(seats):
+            who = "every seat" if k == 0 else f"the tied seats {', '.join(map(str, seats))}"
+            raise InvalidDiceError(
+                f"{'first_rolls' if path == 'first_rolls' else f'Round {k}'} must hold one die for {who} "
+                f"({len(seats)}), not {len(dice)}.", path)
+        for i, d in enumerate(dice):
+            if type(d) is not int or not 1 <= d <= 6:
+                raise InvalidDiceError(f"A die is a whole number from 1 to 6, not {d!r}.", f"{path}.{i}")
+        if rule == "as_listed":
+            if k:
+                raise InvalidDiceError("With first_player as_listed the first seat starts: there is no tie "
+                                       "to roll again.", path)
+            continue
+        best = max(dice) if rule == "highest_die" else min(dice)
+        seats = [s for s, d in zip(seats, dice) if d == best]
+    if rule == "as_listed":
+        return 0
     if len(seats) > 1:
         raise FirstPlayerTieError(
-            f"Seats {', '.join(map(str, seats))} tied with {best}: they roll again.", "first_rolls"
-        )
+            f"Seats {', '.join(map(str, seats))} are still tied: they roll again, and their dice go in "
+            f"first_rolls as a further round.", "first_rolls", seats)
     return seats[0]
+
+
+def _first_rounds(rolls: Any) -> tuple[list[list[Any]], list[str]]:
+    """Split ``first_rolls`` into rounds, with the path that names each."""
+    if not isinstance(rolls, (list, tuple)) or not rolls:
+        raise InvalidDiceError("first_rolls must list one die per player, or rounds of dice.", "first_rolls")
+    if len(rolls) > MAX_FIRST_ROUNDS:
+        raise InvalidDiceError(f"first_rolls holds at most {MAX_FIRST_ROUNDS} rounds.", "first_rolls")
+    nested = [isinstance(r, (list, tuple)) for r in rolls]
+    if not any(nested):
+        return [list(rolls)], ["first_rolls"]
+    for k, is_list in enumerate(nested):
+        if not is_list:
+            raise InvalidDiceError("Rounds of first_rolls are lists of dice: send [[6, 6, 3], [2, 1]], "
+                                   "or one flat list.", f"first_rolls.{k}")
+    return [list(r) for r in rolls], [f"first_rolls.{k}" for k in range(len(rolls))]
 
 
 @dataclass(frozen=True)
@@ -135,8 +180,10 @@ class Game:
     roll_offs: list[tuple[int, tuple[int, ...]]] = field(default_factory=list)
 
     def __post_init__(self) -> None:
-        if not 1 <= self.players <= MAX_PLAYERS:
-            raise InvalidTurnError(f"A game has 1 to {MAX_PLAYERS} players.", "players")
+        low = self.rules.variant.min_players
+        if not low <= self.players <= MAX_PLAYERS:
+            raise InvalidTurnError(f"A game of {self.rules.variant.id} has {low} to {MAX_PLAYERS} players.",
+                                   "players")
         if not self.sheets:
             self.sheets = [{} for _ in range(self.players)]
             self.scratched = [set() for _ in range(self.players)]
@@ -214,7 +261,7 @@ class Game:
             if choice.scratch:
                 return [Placed(choice.category, 0, True)], counts
             points = self._points(sheet, counts, served, choice.category, dice, "category")  # type: ignore[arg-type]
-            return [Placed(choice.category, points, False)], counts
+            return [Placed(choice.category, points, points == 0)], counts
 
         # Several boxes: each group of five goes in its own box.
         placed = []
@@ -232,7 +279,7 @@ class Game:
                 placed.append(Placed(choice.category, 0, True, tuple(sorted(group))))
                 continue
             points = self._points(sheet, g, served, choice.category, group, f"boxes.{i}.category")
-            placed.append(Placed(choice.category, points, False, tuple(sorted(group))))
+            placed.append(Placed(choice.category, points, points == 0, tuple(sorted(group))))
         if counts is not None:
             rolled = Counter({face: k for face, k in zip(range(1, 7), counts) if k})
             if used - rolled:
@@ -248,7 +295,8 @@ class Game:
         """Points of a group in the box chosen for it; refuse a box it does not qualify for.
 
         A number box takes any group (scoring 0 there is the same as a
-        scratch); any other box that would score 0 needs ``scratch``.
+        scratch, and is recorded as one); any other box that would score 0
+        needs ``scratch``.
         """
         rules = self.rules
         points = rules.points_on(counts, served, sheet)[rules.index[category]]

@@ -30,4 +30,6 @@ BOX_NAMES: dict[str, dict[str, str]] = {
 WORDS: dict[str, dict[str, str]] = {
     "served": {"en": "served", "es": "servida", "pt": "de boca"},
     "scratch": {"en": "scratch", "es": "tachar", "pt": "riscar"},
+    #: general-pr: five of a kind on the first throw, which wins at once.
+    "big_general": {"en": "Big General", "es": "General grande", "pt": "General grande"},
 }

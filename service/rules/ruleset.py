@@ -172,6 +172,12 @@ class RuleSet:
                 served_value = value + bonus if s.served_bonus else value
                 if s.role == "generala" and options.served_generala == "points":
                     served_value = options.served_generala_points
+                elif s.role == "generala" and variant.big_general and (options.served_generala or "").startswith("win"):
+                    # The Big General: served, five of a kind wins the game
+                    # and is not a Small General. Whenever this box is free,
+                    # every win_* policy lets a served five of a kind win, so
+                    # a served roll never qualifies for the line itself.
+                    served_value = 0
             boxes.append(Box(s.id, _pattern(s.pattern, options), s.kind, s.face, value, served_value, s.role))
         return cls(variant, options, tuple(boxes), variant.bonuses)
 

@@ -67,6 +67,12 @@ class Variant:
     #: Whether ``double_generala`` takes the served bonus (RULES.md: "where
     #: the variant says so").
     double_generala_served_bonus: bool = False
+    #: Whether a served five of a kind is the *Big General* (general-pr): it
+    #: wins at once and is never an entry of the generala line, which then
+    #: takes five of a kind on a second or third roll only.
+    big_general: bool = False
+    #: The fewest seats a game takes: every source is written for two or more.
+    min_players: int = 2
     bonuses: tuple[SectionBonus, ...] = field(default=())
 
     def rules(self, overrides: Mapping[str, Any] | None = None, /, **kwargs: Any) -> RuleSet:
@@ -155,6 +161,7 @@ VARIANTS: dict[str, Variant] = {
                 points=(("four", 40), ("full", 30), ("small_general", 60), ("straight", 20)),
                 first_player="lowest_die",
             ),
+            big_general=True,
         ),
         Variant(
             id="double-cameroon",
@@ -178,6 +185,8 @@ VARIANTS: dict[str, Variant] = {
                 ace_as_two=None,
                 double_generala_after=None,
                 served_generala=None,
+                # The seed presents it as a form of General: the lowest die starts.
+                first_player="lowest_die",
             ),
             dice=10,
             boxes_per_turn=2,
