@@ -286,7 +286,7 @@ def test_a_turn_recorded_by_two_phones_is_refused_cleanly(phone):
 
 def test_a_lost_connection_shows_and_recovers(phone):
     page = phone()
-    start_game(page, ["Ana"])
+    start_game(page, ["Ana", "Beto"])
     page.context.set_offline(True)
     expect(page.locator("#offline")).to_be_visible(timeout=5000)
     page.context.set_offline(False)
@@ -333,9 +333,35 @@ def roll_es(page, dice, served=False):
         page.get_by_role("switch", name="Servida").click()
 
 
+def test_a_tie_for_who_starts_is_rolled_again_by_the_tied_players_only(phone):
+    page = phone()
+    page.goto("/")
+    rows = page.locator("#players li")
+    page.get_by_role("button", name="Add player").click()
+    for i, name in enumerate(["Ana", "Beto", "Ceci"]):
+        rows.nth(i).locator("input").fill(name)
+    page.get_by_label("Roll a die to pick who starts").check()
+    for i, face in enumerate([6, 6, 3]):
+        rows.nth(i).locator("select").select_option(str(face))
+    page.get_by_role("button", name="Start").click()
+    expect(page.locator("#tie-text")).to_have_text("Tie: Ana, Beto roll again. Enter their dice and tap Start.")
+    expect(page.locator("#tie-dice select")).to_have_count(2)   # Ceci does not roll again
+    page.get_by_label("Ana's die").last.select_option("4")
+    page.get_by_label("Beto's die").last.select_option("4")
+    page.get_by_role("button", name="Start").click()             # tied again: both roll once more
+    expect(page.locator("#tie-dice select")).to_have_count(2)
+    page.get_by_label("Ana's die").last.select_option("2")
+    page.get_by_label("Beto's die").last.select_option("5")
+    shot(page, "01b-tie-for-first")
+    page.get_by_role("button", name="Start").click()
+    page.wait_for_url(re.compile(r"/g/[A-Za-z0-9_-]+$"))
+    expect(page.locator("#turn-line")).to_contain_text("Beto's turn")
+    assert page.errors == []
+
+
 def test_share_panel_has_a_qr_and_links(phone):
     page = phone()
-    game = start_game(page, ["Ana"])
+    game = start_game(page, ["Ana", "Beto"])
     page.get_by_role("button", name="Share").click()
     expect(page.locator("#share-url")).to_have_value(re.compile(f"/g/{game}$"))
     page.get_by_role("tab", name="To score").click()

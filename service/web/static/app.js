@@ -26,8 +26,9 @@ const T = {
     share_read: "Cualquiera con este enlace ve la hoja en vivo.",
     share_write: "Con este enlace se puede anotar. Compartilo solo con quien anota.",
     game_missing: "No existe esa partida.", conflict: "Otro teléfono anotó primero: la hoja está al día.",
-    error: "No se pudo: {detail}", need_players: "Anotá al menos un jugador.", roll_off: "Desempate: tiran {names}.",
+    error: "No se pudo: {detail}", need_players: "Anotá al menos dos jugadores.", roll_off: "Desempate: tiran {names}.",
     roll_off_roll: "Tirada de desempate de {name}", record_roll_off: "Anotar desempate",
+    tie_again: "Empate: vuelven a tirar {names}. Anotá su dado y tocá Empezar.",
     group: "Grupo {n}", box_free: "libre", turn_n: "Turno {n}", show_all: "Ver las {n} opciones",
     reasons: { instant_win: "generala servida", highest_total: "mayor total", tie_shared: "empate: comparten",
                most_generalas: "más generalas", roll_off: "desempate a los dados", draw: "empate" },
@@ -60,8 +61,9 @@ const T = {
     share_read: "Anyone with this link sees the sheet live.",
     share_write: "This link can record turns. Share it only with whoever keeps score.",
     game_missing: "There is no such game.", conflict: "Another phone recorded first: the sheet is up to date.",
-    error: "That did not work: {detail}", need_players: "Enter at least one player.", roll_off: "Roll-off: {names} roll.",
+    error: "That did not work: {detail}", need_players: "Enter at least two players.", roll_off: "Roll-off: {names} roll.",
     roll_off_roll: "{name}'s roll-off roll", record_roll_off: "Record roll-off",
+    tie_again: "Tie: {names} roll again. Enter their dice and tap Start.",
     group: "Group {n}", box_free: "free", turn_n: "Turn {n}", show_all: "Show all {n} ways",
     reasons: { instant_win: "served generala", highest_total: "highest total", tie_shared: "tie: shared",
                most_generalas: "most generalas", roll_off: "won the roll-off", draw: "draw" },
@@ -95,8 +97,9 @@ const T = {
     share_read: "Quem tiver este link vê a folha ao vivo.",
     share_write: "Com este link se pode marcar. Compartilhe só com quem marca.",
     game_missing: "Essa partida não existe.", conflict: "Outro telefone marcou antes: a folha está em dia.",
-    error: "Não deu: {detail}", need_players: "Escreva pelo menos um jogador.", roll_off: "Desempate: jogam {names}.",
+    error: "Não deu: {detail}", need_players: "Escreva pelo menos dois jogadores.", roll_off: "Desempate: jogam {names}.",
     roll_off_roll: "Desempate de {name}", record_roll_off: "Marcar desempate",
+    tie_again: "Empate: {names} jogam de novo. Marque o dado deles e toque Começar.",
     group: "Grupo {n}", box_free: "livre", turn_n: "Jogada {n}", show_all: "Ver as {n} opções",
     reasons: { instant_win: "general de boca", highest_total: "maior total", tie_shared: "empate: dividem",
                most_generalas: "mais generais", roll_off: "desempate nos dados", draw: "empate" },
@@ -348,25 +351,58 @@ async function startGame(event) {
   const variant = selectedVariant();
   const rows = [...$("#players").children];
   const names = rows.map((li) => li.querySelector("input").value.trim()).filter(Boolean);
-  if (!names.length) { $("#form-error").textContent = t("need_players"); return; }
+  if (names.length < 2) { $("#form-error").textContent = t("need_players"); return; }
   const body = { players: names };
   const house = houseRules(variant);
   if (Object.keys(house).length) body.rules = { base: variant.id, ...house };
   else body.variant = variant.id;
   if ($("#use-dice").checked) {
-    body.first_rolls = rows.filter((li) => li.querySelector("input").value.trim())
+    const first = rows.filter((li) => li.querySelector("input").value.trim())
       .map((li) => Number(li.querySelector(".first-die").value));
+    const key = JSON.stringify([names, first]);
+    if (tie.key !== key) Object.assign(tie, { key, rounds: [first], tied: null });
+    if (tie.tied) tie.rounds.push([...$("#tie-dice").querySelectorAll("select")].map((x) => Number(x.value)));
+    body.first_rolls = tie.rounds.length > 1 ? tie.rounds : first;
   }
   const res = await api("POST", "/api/v1/games", body);
+  if (res.status === 422 && res.data && res.data.tied) {
+    // Only the tied players roll again; the rounds so far are kept.
+    tie.tied = res.data.tied;
+    renderTie(names);
+    $("#form-error").textContent = "";
+    return;
+  }
   if (res.status !== 201) {
+    if (tie.tied) tie.rounds.pop();
     $("#form-error").textContent = res.data ? res.data.detail : String(res.status);
     return;
   }
+  Object.assign(tie, { key: null, rounds: [], tied: null });
+  $("#tie").hidden = true;
   const g = res.data;
   store.remember({ id: g.id, token: g.token, names: g.players.map((p) => p.name), variant: g.variant,
                    at: new Date().toISOString() });
   history.pushState({}, "", `/g/${g.id}`);
   route();
+}
+
+// A tie for who starts: the tied players roll again, round after round.
+const tie = { key: null, rounds: [], tied: null };
+
+function renderTie(names) {
+  const who = tie.tied.map((i) => names[i]);
+  $("#tie-text").textContent = t("tie_again", { names: who.join(", ") });
+  $("#tie-dice").replaceChildren(...who.map((name) => el("label", { class: "tie-die" },
+    el("span", { text: name }),
+    el("select", { "aria-label": t("die_of", { name }) },
+      ...[1, 2, 3, 4, 5, 6].map((f) => el("option", { value: f, text: String(f) }))))));
+  $("#tie").hidden = false;
+  $("#tie-dice select")?.focus();
+}
+
+function resetTie() {
+  Object.assign(tie, { key: null, rounds: [], tied: null });
+  $("#tie").hidden = true;
 }
 
 function renderRecent() {
@@ -492,7 +528,8 @@ function renderSheet() {
 }
 
 function boxValues(box) {
-  if (box.kind === "fixed") return box.served_points !== box.points ? `${box.points} · ${box.served_points}` : `${box.points}`;
+  // served_points 0: a served roll does not go here (general-pr's Big General wins instead)
+  if (box.kind === "fixed") return box.served_points && box.served_points !== box.points ? `${box.points} · ${box.served_points}` : `${box.points}`;
   return `≤ ${box.max_points}`;
 }
 
@@ -813,7 +850,9 @@ function wire() {
   });
   $("#new-game").addEventListener("submit", startGame);
   $("#add-player").addEventListener("click", () => { addPlayerRow(""); $("#players").lastElementChild.querySelector("input").focus(); });
-  $("#use-dice").addEventListener("change", syncDiceInputs);
+  $("#use-dice").addEventListener("change", () => { resetTie(); syncDiceInputs(); });
+  $("#players").addEventListener("input", resetTie);
+  $("#players").addEventListener("change", (e) => { if (e.target.matches(".first-die")) resetTie(); });
   $("#served").addEventListener("change", () => { G.served = $("#served").checked; renderOptions(); });
   $("#clear").addEventListener("click", () => { G.dice = []; renderPlay(); });
   $("#scratch-btn").addEventListener("click", () => {
