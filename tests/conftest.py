@@ -4,11 +4,15 @@ from __future__ import annotations
 
 import os
 import shutil
+from pathlib import Path
 
 import pytest
 
 from service import create_app
 from service.rules import find_variant
+
+ROOT = Path(__file__).resolve().parents[1]
+ROOT_SPEC = ROOT / "openapi.yaml"
 
 
 @pytest.fixture
