@@ -8,7 +8,7 @@ from typing import Any, Mapping
 
 from flask import Flask
 
-from . import cli, config, database, errors
+from . import cli, config, database, errors, headers
 from .extensions import db, migrate
 
 MIGRATIONS = Path(__file__).resolve().parent / "migrations"
@@ -34,6 +34,7 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     migrate.init_app(app, db, directory=str(MIGRATIONS))
     database.init_app(app)
     errors.init_app(app)
+    headers.init_app(app)
     cli.init_app(app)
 
     from . import models  # noqa: F401 - the models must be known to migrations
