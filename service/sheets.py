@@ -12,7 +12,6 @@ from __future__ import annotations
 import hashlib
 import hmac
 import secrets
-import unicodedata
 from datetime import datetime, timezone
 from typing import Any, Sequence
 
@@ -22,10 +21,9 @@ from sqlalchemy.exc import IntegrityError
 from .database import begin_write
 from .extensions import db
 from .models import EntryRow, GameRow, PlayerRow, RollOffRow, TurnRow, utcnow
-from .rules import Choice, Game, InvalidTurnError, Play, RuleSet, RulesError, build_rules, first_player
-from .rules.game import MAX_PLAYERS
+from .rules import Choice, Game, InvalidTurnError, Play, RuleSet, RulesError, build_rules, clean_names, first_player
+from .rules.game import name_key
 
-MAX_NAME = 40
 
 
 class GameNotFound(LookupError):
@@ -52,14 +50,6 @@ class PreconditionFailed(Exception):
     """If-Match named a version that is no longer current (412)."""
 
 
-class PlayersError(ValueError):
-    """A player list that is not 1-12 distinct names of 1-40 characters."""
-
-    def __init__(self, message: str, field: str):
-        super().__init__(message)
-        self.message, self.field = message, field
-
-
 # -- tokens ---------------------------------------------------------------------
 
 def new_token() -> str:
@@ -78,30 +68,6 @@ def check_token(game: GameRow, token: str | None) -> None:
         raise Unauthorized()
     if not hmac.compare_digest(hash_token(token), game.token_hash):
         raise Forbidden()
-
-
-# -- names ------------------------------------------------------------------------
-
-def clean_names(names: Any, fewest: int = 2) -> list[tuple[str, str]]:
-    """Return (name, comparison key) for each player, or raise PlayersError."""
-    if not isinstance(names, list) or not fewest <= len(names) <= MAX_PLAYERS:
-        raise PlayersError(f"players must list {fewest} to {MAX_PLAYERS} names.", "players")
-    out: list[tuple[str, str]] = []
-    seen: dict[str, int] = {}
-    for i, raw in enumerate(names):
-        if not isinstance(raw, str):
-            raise PlayersError("A player's name is text.", f"players.{i}")
-        name = unicodedata.normalize("NFC", " ".join(raw.split()))
-        if not 1 <= len(name) <= MAX_NAME:
-            raise PlayersError(f"A name has 1 to {MAX_NAME} characters.", f"players.{i}")
-        if any(unicodedata.category(ch)[0] == "C" for ch in name):
-            raise PlayersError("A name cannot hold control or invisible format characters.", f"players.{i}")
-        key = name.casefold()
-        if key in seen:
-            raise PlayersError(f"{name!r} is already at the table (seat {seen[key]}).", f"players.{i}")
-        seen[key] = i
-        out.append((name, key))
-    return out
 
 
 # -- state ------------------------------------------------------------------------
@@ -179,7 +145,7 @@ def create(rules: RuleSet, names: Any, first_rolls: Sequence[int] | None) -> tup
         id=secrets.token_urlsafe(12), token_hash=hash_token(token), rules=rules.spec(), start=start,
         turns=0, status="playing", winners=[], reason=None, version=1,
     )
-    game.players = [PlayerRow(seat=i, name=name, name_key=key) for i, (name, key) in enumerate(players)]
+    game.players = [PlayerRow(seat=i, name=name, name_key=name_key(name)) for i, name in enumerate(players)]
     db.session.add(game)
     db.session.commit()
     return game, token

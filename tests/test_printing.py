@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 import io
 import itertools
 
@@ -131,12 +132,44 @@ def test_house_rules_with_extra_lines_fit_too():
 @pytest.mark.parametrize(
     ("options", "field"),
     [({"players": 0}, "players"), ({"players": 13}, "players"), ({"games": 4}, "games"), ({"size": "a3"}, "size"),
-     ({"lang": "fr"}, "lang"), ({"players": 1, "names": ["a", "b"]}, "names"), ({"names": ["x" * 41]}, "names.0")],
+     ({"lang": "fr"}, "lang"), ({"players": 1, "names": ["a", "b"]}, "names"), ({"names": ["x" * 41]}, "names.0"),
+     # the one name rule: measured after spaces are folded, no control or bidi characters
+     ({"names": ["Ana", "  " + "x" * 41 + "  "]}, "names.1"), ({"names": ["a\u202eb"]}, "names.0"),
+     ({"names": ["a\u0000b"]}, "names.0"), ({"names": ["   "]}, "names.0"), ({"names": ["x\u200by"]}, "names.0")],
 )
 def test_bad_options(options, field):
     with pytest.raises(SheetOptionError) as info:
         blank_sheet(find_variant("generala").rules(), **options)
     assert info.value.field == field
+
+
+#: The hardest names to fit: wide letters, other scripts (DejaVu), long runs
+#: without a space, and forty one-letter words.
+WORST_NAMES = ["W" * 40, "Ж" * 40, "Ш" * 20 + " " + "Щ" * 19, "W " * 19 + "W", "م" * 40, "😀" * 40,
+               "Ωμέγα" * 8, "MMMMMMMMMM" * 4, "ñ" * 40, "ÆØÅ" * 13 + "Æ"]
+
+
+@pytest.mark.parametrize("variant", list(VARIANTS))
+def test_the_worst_sheets_cost_a_bounded_number_of_measurements(variant, monkeypatch):
+    """Fitting measures each word once, whatever the cell: count the work, not seconds."""
+    lay = importlib.import_module("service.printing.layout")  # the module; the package exports the function
+    breaks = []
+    real_break = lay._break
+    monkeypatch.setattr(lay, "_break", lambda *a: breaks.append(a) or real_break(*a))
+    rules = find_variant(variant).rules()
+    for size, lang, first in itertools.product(SIZES, LANGS, range(0, len(WORST_NAMES), 3)):
+        names = [(WORST_NAMES[(first + i) % len(WORST_NAMES)][:38] + f"{i:02d}") for i in range(12)]
+        fonts.unit_width.cache_clear()
+        lay._edges.cache_clear()
+        before, breaks[:] = fonts.measured, []
+        page = layout(rules, players=12, names=names, games=3, size=size, lang=lang)
+        measured = fonts.measured - before
+        # every distinct word and character of the sheet once, and little else
+        words = {w for t in page.texts for line in t.lines for w in line.split()}
+        assert measured <= len(words) + sum(len(n) for n in names) + 100, (size, lang, measured)
+        # bisection: a handful of line breakings per text, not one per size step
+        # (stepping down 0.25 pt at a time broke each long name ~50 times)
+        assert len(breaks) <= 4 * len(page.texts), (size, lang, len(breaks))
 
 
 def test_filled_sheet_holds_the_game():

@@ -52,7 +52,7 @@ def domain_problem(exc: Exception) -> Problem:
     for cls, slug in CONFLICTS.items():
         if isinstance(exc, cls):
             return DomainProblem(409, slug, "Conflict", exc.message)
-    if isinstance(exc, (sheets.PlayersError, SheetOptionError)):
+    if isinstance(exc, SheetOptionError):
         return ValidationProblem({exc.field: [exc.message]}, detail=exc.message)
     if isinstance(exc, FirstPlayerTieError):
         tie = rules_error(exc)
@@ -73,5 +73,5 @@ def init_app(app: Flask) -> None:
     app.register_blueprint(api)
     app.register_blueprint(spec.bp)
     for cls in (RulesError, SheetOptionError, sheets.GameNotFound, sheets.Unauthorized, sheets.Forbidden, sheets.PreconditionFailed,
-                sheets.Conflict, sheets.PlayersError):
+                sheets.Conflict):
         app.register_error_handler(cls, lambda exc: render(domain_problem(exc)))

@@ -67,7 +67,8 @@ def pdf(make, key: Any, filename: str, max_age: int | None) -> Response:
 
 
 def blank(rules: RuleSet, opts: dict[str, Any]) -> Response:
-    check_options(**opts)  # a bad request is a 422 even when If-None-Match is "*"
+    # A bad request is a 422 even when If-None-Match is "*"; names as printed.
+    opts["names"] = check_options(**opts)
     name = f"{rules.variant.id}_{opts['size']}_{opts['lang']}.pdf"
     return pdf(lambda: blank_sheet(rules, **opts), [rules.spec(), opts], name, BLANK_MAX_AGE)
 

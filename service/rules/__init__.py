@@ -39,6 +39,7 @@ from .game import (  # noqa: E402 - game builds on everything above
     FirstPlayerTieError,
     Game,
     GameOverError,
+    InvalidNameError,
     InvalidTurnError,
     NotQualifiedError,
     NotYourTurnError,
@@ -46,11 +47,13 @@ from .game import (  # noqa: E402 - game builds on everything above
     Placed,
     Play,
     RollOffError,
+    clean_name,
+    clean_names,
     first_player,
 )
 
 __all__ += [
-    "BoxClosedError", "Choice", "FirstPlayerTieError", "Game", "GameOverError", "InvalidTurnError",
-    "NotQualifiedError", "NotYourTurnError", "Outcome", "Placed", "Play", "REASONS", "RollOffError",
-    "first_player",
+    "BoxClosedError", "Choice", "FirstPlayerTieError", "Game", "GameOverError", "InvalidNameError",
+    "InvalidTurnError", "NotQualifiedError", "NotYourTurnError", "Outcome", "Placed", "Play", "REASONS",
+    "RollOffError", "clean_name", "clean_names", "first_player",
 ]

@@ -7,6 +7,7 @@ the winner. Scoring a group in a box is still :class:`RuleSet`'s job.
 
 from __future__ import annotations
 
+import unicodedata
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Sequence
@@ -41,6 +42,10 @@ class InvalidTurnError(RulesError):
     """A turn that is malformed for this rule set (wrong number of boxes, ...)."""
 
 
+class InvalidNameError(RulesError):
+    """A player's name that is not 1-40 characters of visible text, or one already at the table."""
+
+
 class FirstPlayerTieError(RulesError):
     """The first-player dice still end tied at the top (or bottom): ``seats`` roll again."""
 
@@ -51,6 +56,50 @@ class FirstPlayerTieError(RulesError):
 
 class RollOffError(RulesError):
     """A roll-off roll that does not fit: none under way, not a contender, ..."""
+
+
+#: Longest player name, in characters (after spaces are folded).
+MAX_NAME = 40
+
+
+def clean_name(raw: Any, path: str) -> str:
+    """Return a player's name as shown everywhere, or raise InvalidNameError naming ``path``.
+
+    The one rule for a name, wherever one is accepted (a game's players, a
+    printed sheet's columns): text, runs of white space folded to one
+    space and trimmed, Unicode NFC, 1 to 40 characters, and no control,
+    format (bidirectional overrides, zero-width joiners), private-use or
+    unassigned characters, which could hide or reorder what others see.
+    """
+    if not isinstance(raw, str):
+        raise InvalidNameError("A player's name is text.", path)
+    name = unicodedata.normalize("NFC", " ".join(raw.split()))
+    if not 1 <= len(name) <= MAX_NAME:
+        raise InvalidNameError(f"A name has 1 to {MAX_NAME} characters.", path)
+    if any(unicodedata.category(ch)[0] == "C" for ch in name):
+        raise InvalidNameError("A name cannot hold control or invisible format characters.", path)
+    return name
+
+
+def clean_names(names: Any, fewest: int, path: str = "players") -> list[str]:
+    """Return the names of a table, each by :func:`clean_name`, none twice (ignoring case)."""
+    if not isinstance(names, (list, tuple)) or not fewest <= len(names) <= MAX_PLAYERS:
+        raise InvalidNameError(f"{path} must list {fewest} to {MAX_PLAYERS} names.", path)
+    out: list[str] = []
+    seen: dict[str, int] = {}
+    for i, raw in enumerate(names):
+        name = clean_name(raw, f"{path}.{i}")
+        key = name_key(name)
+        if key in seen:
+            raise InvalidNameError(f"{name!r} is already at the table (seat {seen[key]}).", f"{path}.{i}")
+        seen[key] = i
+        out.append(name)
+    return out
+
+
+def name_key(name: str) -> str:
+    """The form two names are compared in: "Ana" and "ANA" are one player."""
+    return name.casefold()
 
 
 #: Why a game ended; the API's ``reason`` values.
