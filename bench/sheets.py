@@ -1,8 +1,11 @@
 """Benchmark building printed sheets, against an empty reportlab page.
 
-Prints the median time to build a blank sheet (target < 50 ms) and a filled
-one, beside the time to build a one-page PDF with nothing on it, measured in
-the same run.
+Prints the median time to build a blank sheet (target < 50 ms), the worst
+sheet a valid request can ask for (twelve 40-character names of wide or
+non-Latin letters, three games, every variant, size and language: target
+< 50 ms too) and a filled one, beside the time to build a one-page PDF with
+nothing on it, measured in the same run. Width caches are emptied before
+each worst-case build, so that figure is the cold cost of a new name.
 
     python bench/sheets.py [--repeat 30]
 """
@@ -11,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import io
+import itertools
 import statistics
 import sys
 import time
@@ -20,8 +24,34 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from reportlab.pdfgen.canvas import Canvas  # noqa: E402
 
-from service.printing import blank_sheet, filled_sheet  # noqa: E402
-from service.rules import Choice, Game, find_variant  # noqa: E402
+from service.printing import LANGS, SIZES, blank_sheet, filled_sheet, fonts  # noqa: E402
+from service.printing.layout import _edges  # noqa: E402
+from service.rules import VARIANTS, Choice, Game, find_variant  # noqa: E402
+
+#: Twelve names for the worst cases: forty wide letters, in three scripts.
+WORST_NAMES = {
+    "W": [("W" * 38) + f"{i:02d}" for i in range(12)],
+    "Cyrillic": [("Ж" * 38) + f"{i:02d}" for i in range(12)],
+    "one-letter words": [("W " * 19) + f"{i:02d}" for i in range(12)],
+}
+
+
+def worst_case(repeat: int) -> tuple[float, str]:
+    """The slowest median over every variant x size x language x name set, cold caches."""
+    worst, label = 0.0, ""
+    for (variant_id, variant), size, lang, (kind, names) in itertools.product(
+            VARIANTS.items(), SIZES, LANGS, WORST_NAMES.items()):
+        rules = variant.rules()
+
+        def build() -> None:
+            fonts.unit_width.cache_clear()
+            _edges.cache_clear()
+            blank_sheet(rules, players=12, names=names, games=3, size=size, lang=lang)
+
+        ms = median_ms(build, repeat)
+        if ms > worst:
+            worst, label = ms, f"{variant_id} {size} {lang}, 12 x 40-char {kind} names, 3 games"
+    return worst, label
 
 
 def empty_page() -> bytes:
@@ -66,11 +96,13 @@ def main() -> None:
                                             scratched=[sorted(s) for s in game.scratched], totals=game.totals(),
                                             winners=[0], reason="highest_total", date="2026-11-29"),
                        args.repeat)
+    worst, label = worst_case(max(3, args.repeat // 6))
     print(f"median of {args.repeat}, one page each:")
     print(f"  empty reportlab page          {base:7.2f} ms   (baseline)")
     print(f"  blank sheet, 6 players        {blank:7.2f} ms   {blank / base:5.1f}x   (target < 50 ms)")
     print(f"  blank sheet, 12 players x 3   {big:7.2f} ms   {big / base:5.1f}x")
     print(f"  filled sheet, 4 players       {filled:7.2f} ms   {filled / base:5.1f}x")
+    print(f"  worst valid request           {worst:7.2f} ms   {worst / base:5.1f}x   (target < 50 ms): {label}")
 
 
 if __name__ == "__main__":

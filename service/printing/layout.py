@@ -8,19 +8,23 @@ result; :mod:`.render` only draws it.
 
 from __future__ import annotations
 
+import bisect
+import itertools
 import math
 from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Sequence
 
 from reportlab.lib.pagesizes import A4, LETTER, landscape
 from reportlab.lib.units import mm
 
-from ..rules import RuleSet
+from ..rules import InvalidNameError, RuleSet, clean_name
 from . import fonts
 from .words import UI, box_name, box_values, legend
 
 SIZES = {"a4": A4, "letter": LETTER}
 LANGS = ("es", "en", "pt")
-MAX_PLAYERS, MAX_GAMES, MAX_NAME = 12, 3, 40
+MAX_PLAYERS, MAX_GAMES = 12, 3
 
 MARGIN = 11 * mm
 PAD = 1.2 * mm
@@ -92,6 +96,34 @@ class Layout:
     cells: dict[tuple[int, int, int], tuple[float, float, float, float]] = field(default_factory=dict)
 
 
+#: Font sizes are tried in steps of this many points.
+STEP = 0.25
+
+
+def _largest(size: float, smallest: float, ok) -> float | None:
+    """The largest ``size - k*STEP`` not below ``smallest`` for which ``ok`` holds, or None.
+
+    ``ok`` must be monotone: true at some size, then at every smaller one
+    (smaller text fits more easily). Bisection needs a handful of tries
+    where stepping down one size at a time needed dozens.
+    """
+    n = math.floor((size - smallest) / STEP + 1e-9)
+    if n < 0:
+        return None
+    if ok(size):
+        return size
+    if not ok(size - n * STEP):
+        return None
+    lo, hi = 0, n  # ok fails at lo, holds at hi
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if ok(size - mid * STEP):
+            hi = mid
+        else:
+            lo = mid
+    return size - hi * STEP
+
+
 def fit(text: str, font: str, w: float, h: float, size: float, min_size: float = 5.0, wrap: bool = True,
         **kw) -> Text:
     """Fit ``text`` into (w, h) at ``size`` or smaller, wrapping when it must.
@@ -100,68 +132,107 @@ def fit(text: str, font: str, w: float, h: float, size: float, min_size: float =
     lines as the height holds, breaking between words, or inside a word too
     long for a line; last, one line shrunk until it fits. Every line of the
     result is no wider than ``w - 2*PAD``: never an overflow.
+
+    Widths grow in proportion to the size, so each word is measured once
+    (:func:`fonts.unit_width`) and every size is a multiplication; the
+    sizes are searched by bisection. The work is bounded by the words of
+    the text, whatever the cell.
     """
     room = max(w - 2 * PAD, 1)
-    s = size
-    while s >= min_size:
-        if fonts.width(text, font, s) <= room and s * LEADING <= h:
-            return Text((text,), font=font, size=s, w=w, h=h, **kw)
-        s -= 0.25
+    unit = fonts.unit_width(text, font)
+    s = _largest(size, min_size, lambda s: unit * s <= room and s * LEADING <= h)
+    if s is not None:
+        return Text((text,), font=font, size=s, w=w, h=h, **kw)
     if wrap:
         # Between words first, at any readable size; inside a word only if
         # that cannot fit.
         for split_words, smallest in ((False, 4), (True, 3)):
-            s = size
-            while s >= smallest:
-                lines = _break(text, font, s, room, split_words)
-                if lines and len(lines) > 1 and len(lines) * s * LEADING <= h:
-                    return Text(tuple(lines), font=font, size=s, w=w, h=h, **kw)
-                s -= 0.25
+            found: dict[float, list[str] | None] = {}
+
+            def ok(s: float) -> bool:
+                lines = found[s] = _break(text, font, s, room, split_words)
+                return lines is not None and len(lines) * s * LEADING <= h
+
+            s = _largest(size, smallest, ok)
+            if s is not None and len(found[s]) > 1:  # type: ignore[arg-type]
+                return Text(tuple(found[s]), font=font, size=s, w=w, h=h, **kw)  # type: ignore[arg-type]
     s = min(size, h / LEADING)
-    while s > 0.5 and fonts.width(text, font, s) > room:
-        s -= 0.25
+    if unit * s > room:  # shrink in steps until it fits, or down to half a point
+        s = max(s - math.ceil((s - room / unit) / STEP - 1e-9) * STEP, s - math.ceil((s - 0.5) / STEP) * STEP)
     return Text((text,), font=font, size=s, w=w, h=h, **kw)
 
 
 def _break(text: str, font: str, size: float, room: float, split_words: bool) -> list[str] | None:
     """Greedy line breaking at ``size``; a word wider than a line is split,
-    or (without ``split_words``) the text does not break: None."""
-    pieces: list[str] = []
+    or (without ``split_words``) the text does not break: None.
+
+    Widths add up (no kerning): a line is as wide as its words and spaces.
+    """
+    limit = room / size  # the room in units of a one-point font
+    pieces: list[tuple[str, float]] = []
     for word in text.split():
-        if not split_words and fonts.width(word, font, size) > room:
-            return None
-        while fonts.width(word, font, size) > room and len(word) > 1:
-            cut = len(word) - 1
-            while cut > 1 and fonts.width(word[:cut], font, size) > room:
-                cut -= 1
-            pieces.append(word[:cut])
-            word = word[cut:]
-        pieces.append(word)
+        width = fonts.unit_width(word, font)
+        if width > limit:
+            if not split_words:
+                return None
+            pieces.extend(_split_word(word, font, limit))
+        else:
+            pieces.append((word, width))
+    space = fonts.unit_width(" ", font)
     lines: list[str] = []
-    for piece in pieces:
-        trial = f"{lines[-1]} {piece}" if lines else piece
-        if lines and fonts.width(trial, font, size) <= room:
-            lines[-1] = trial
+    widths: list[float] = []
+    for piece, width in pieces:
+        if lines and widths[-1] + space + width <= limit:
+            lines[-1] = f"{lines[-1]} {piece}"
+            widths[-1] += space + width
         else:
             lines.append(piece)
+            widths.append(width)
     return lines
 
 
-def check_options(players: int, names: list[str], games: int, size: str, lang: str) -> None:
-    """Raise SheetOptionError for options outside what a sheet can hold."""
+def _split_word(word: str, font: str, limit: float) -> list[tuple[str, float]]:
+    """Cut a word too wide for a line into pieces that fit, longest first
+    (a single character stays whole even if it does not fit)."""
+    edges = _edges(word, font)  # edges[i]: width of word[:i + 1]
+    pieces = []
+    start, base = 0, 0.0
+    while len(word) - start > 1 and edges[-1] - base > limit:
+        cut = max(start + 1, bisect.bisect_right(edges, base + limit, lo=start))
+        pieces.append((word[start:cut], edges[cut - 1] - base))
+        start, base = cut, edges[cut - 1]
+    pieces.append((word[start:], edges[-1] - base))
+    return pieces
+
+
+@lru_cache(maxsize=1024)
+def _edges(word: str, font: str) -> tuple[float, ...]:
+    return tuple(itertools.accumulate(fonts.unit_width(ch, font) for ch in word))
+
+
+def check_options(players: int, names: Sequence[str], games: int, size: str, lang: str) -> list[str]:
+    """Return the names as printed, or raise SheetOptionError for options a sheet cannot hold.
+
+    A name follows the one rule for player names (:func:`clean_name`); an
+    empty one leaves that column's line blank, to write on.
+    """
     if type(players) is not int or not 1 <= players <= MAX_PLAYERS:
         raise SheetOptionError(f"players must be 1 to {MAX_PLAYERS}.", "players")
     if len(names) > players:
         raise SheetOptionError(f"{len(names)} names for {players} players.", "names")
+    cleaned = []
     for i, name in enumerate(names):
-        if not isinstance(name, str) or len(name.strip()) > MAX_NAME:
-            raise SheetOptionError(f"A name has at most {MAX_NAME} characters.", f"names.{i}")
+        try:
+            cleaned.append("" if name == "" else clean_name(name, f"names.{i}"))
+        except InvalidNameError as exc:
+            raise SheetOptionError(exc.message, exc.field or f"names.{i}") from None
     if type(games) is not int or not 1 <= games <= MAX_GAMES:
         raise SheetOptionError(f"games must be 1 to {MAX_GAMES}.", "games")
     if size not in SIZES:
         raise SheetOptionError(f"size must be one of: {', '.join(SIZES)}.", "size")
     if lang not in LANGS:
         raise SheetOptionError(f"lang must be one of: {', '.join(LANGS)}.", "lang")
+    return cleaned
 
 
 def _legend_texts(rules: RuleSet, lang: str, width: float) -> list[str]:
@@ -224,8 +295,7 @@ def layout(rules: RuleSet, *, players: int = 6, names: list[str] | tuple[str, ..
            size: str = "a4", lang: str = "es", title: str | None = None,
            subtitle: list[str] | tuple[str, ...] = ()) -> Layout:
     """Lay out a sheet for ``rules``: boxes in sheet order, a column per player."""
-    names = [n.strip() for n in names]
-    check_options(players, names, games, size, lang)
+    names = check_options(players, names, games, size, lang)
     fonts.register()
     boxes = rules.boxes
     n_rows = len(boxes) + 1
