@@ -24,6 +24,8 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     app.config.from_prefixed_env("ANOTADOR")
     if test_config is not None:
         app.config.from_mapping(test_config)
+    if not app.config.get("SECRET_KEY"):
+        app.config["SECRET_KEY"] = config.secret_key(app.instance_path)
     app.json.sort_keys = False  # keep sheet order and the documented field order
     app.url_map.strict_slashes = False
 

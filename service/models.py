@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from datetime import datetime, timezone
 
-from sqlalchemy import JSON, Boolean, DateTime, ForeignKey, Integer, String, UniqueConstraint
+from sqlalchemy import JSON, Boolean, DateTime, ForeignKey, Index, Integer, String, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
 from .extensions import db
@@ -25,6 +25,11 @@ class GameRow(db.Model):
     """One game: its frozen rules, who starts, and where it stands."""
 
     __tablename__ = "games"
+    __table_args__ = (
+        # "games this address created in the last minute", and purging by age
+        Index("ix_games_creator_created_at", "creator", "created_at"),
+        Index("ix_games_updated_at", "updated_at"),
+    )
 
     id: Mapped[str] = mapped_column(String(32), primary_key=True)
     token_hash: Mapped[str] = mapped_column(String(64))
@@ -37,6 +42,9 @@ class GameRow(db.Model):
     version: Mapped[int] = mapped_column(Integer, default=1)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
     updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    #: Who created it, as a keyed hash of the client address (never the
+    #: address itself): only for the per-address rate limit.
+    creator: Mapped[str | None] = mapped_column(String(32), nullable=True)
 
     players: Mapped[list["PlayerRow"]] = relationship(
         order_by="PlayerRow.seat", cascade="all, delete-orphan", passive_deletes=True
@@ -61,7 +69,7 @@ class PlayerRow(db.Model):
 
 
 class TurnRow(db.Model):
-    """One recorded turn, as reported; ``corrections`` keeps what it was before."""
+    """One recorded turn, as it stands; its :class:`CorrectionRow` rows keep what it was before."""
 
     __tablename__ = "turns"
     __table_args__ = (UniqueConstraint("game_id", "number"),)
@@ -75,7 +83,6 @@ class TurnRow(db.Model):
     served: Mapped[bool] = mapped_column(Boolean, default=False)
     recorded_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
     corrected_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
-    corrections: Mapped[list] = mapped_column(JSON, default=list)
 
     entries: Mapped[list["EntryRow"]] = relationship(
         order_by="EntryRow.id", cascade="all, delete-orphan", passive_deletes=True
@@ -111,3 +118,22 @@ class RollOffRow(db.Model):
     player: Mapped[int] = mapped_column(Integer)
     dice: Mapped[list] = mapped_column(JSON)
     recorded_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+class CorrectionRow(db.Model):
+    """What a turn was before one correction: appended, never rewritten.
+
+    One row per correction keeps the cost of a correction the same however
+    many came before it (a JSON list on the turn was rewritten whole).
+    """
+
+    __tablename__ = "corrections"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    game_id: Mapped[str] = mapped_column(ForeignKey("games.id", ondelete="CASCADE"), index=True)
+    turn_id: Mapped[int] = mapped_column(ForeignKey("turns.id", ondelete="CASCADE"), index=True)
+    dice: Mapped[list | None] = mapped_column(JSON, nullable=True)
+    served: Mapped[bool] = mapped_column(Boolean, default=False)
+    boxes: Mapped[list] = mapped_column(JSON)
+    #: When the turn took the values now replaced.
+    recorded_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))

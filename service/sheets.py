@@ -12,15 +12,17 @@ from __future__ import annotations
 import hashlib
 import hmac
 import secrets
-from datetime import datetime, timezone
+import math
+from datetime import datetime, timedelta, timezone
 from typing import Any, Sequence
 
-from sqlalchemy import delete, select
+from flask import current_app
+from sqlalchemy import delete, func, select
 from sqlalchemy.exc import IntegrityError
 
 from .database import begin_write
 from .extensions import db
-from .models import EntryRow, GameRow, PlayerRow, RollOffRow, TurnRow, utcnow
+from .models import CorrectionRow, EntryRow, GameRow, PlayerRow, RollOffRow, TurnRow, utcnow
 from .rules import Choice, Game, InvalidTurnError, Play, RuleSet, RulesError, build_rules, clean_names, first_player
 from .rules.game import name_key
 
@@ -44,6 +46,18 @@ class Conflict(Exception):
     def __init__(self, message: str, field: str | None = None):
         super().__init__(message)
         self.message, self.field = message, field
+
+
+class TooManyCorrections(Conflict):
+    """The game has had as many corrections as one game keeps (409)."""
+
+
+class TooManyGames(Exception):
+    """GAMES_PER_MINUTE reached for this client address (429)."""
+
+    def __init__(self, message: str, retry_after: int):
+        super().__init__(message)
+        self.message, self.retry_after = message, retry_after
 
 
 class PreconditionFailed(Exception):
@@ -129,6 +143,15 @@ def turns_of(game: GameRow) -> list[TurnRow]:
     return list(db.session.scalars(select(TurnRow).where(TurnRow.game_id == game.id).order_by(TurnRow.number)))
 
 
+def corrections_of(game: GameRow) -> dict[int, list[CorrectionRow]]:
+    """Turn id → what that turn was before each correction, oldest first."""
+    out: dict[int, list[CorrectionRow]] = {}
+    for row in db.session.scalars(
+            select(CorrectionRow).where(CorrectionRow.game_id == game.id).order_by(CorrectionRow.id)):
+        out.setdefault(row.turn_id, []).append(row)
+    return out
+
+
 def roll_offs_of(game: GameRow) -> list[RollOffRow]:
     return list(db.session.scalars(
         select(RollOffRow).where(RollOffRow.game_id == game.id).order_by(RollOffRow.seq)))
@@ -136,19 +159,42 @@ def roll_offs_of(game: GameRow) -> list[RollOffRow]:
 
 # -- writing ----------------------------------------------------------------------
 
-def create(rules: RuleSet, names: Any, first_rolls: Sequence[int] | None) -> tuple[GameRow, str]:
-    """Create a game; return it and its write token (shown once)."""
+def create(rules: RuleSet, names: Any, first_rolls: Any, creator: str | None = None) -> tuple[GameRow, str]:
+    """Create a game; return it and its write token (shown once).
+
+    ``creator`` (a keyed hash of the client address) counts against
+    ``GAMES_PER_MINUTE``.
+    """
     players = clean_names(names, rules.variant.min_players)
     start = first_player(rules, first_rolls, len(players))
+    if creator is not None:
+        _check_rate(creator)
     token = new_token()
     game = GameRow(
         id=secrets.token_urlsafe(12), token_hash=hash_token(token), rules=rules.spec(), start=start,
-        turns=0, status="playing", winners=[], reason=None, version=1,
+        turns=0, status="playing", winners=[], reason=None, version=1, creator=creator,
     )
     game.players = [PlayerRow(seat=i, name=name, name_key=name_key(name)) for i, name in enumerate(players)]
     db.session.add(game)
     db.session.commit()
     return game, token
+
+
+def _check_rate(creator: str) -> None:
+    """Refuse a game past GAMES_PER_MINUTE from one address, saying when to try again."""
+    limit = current_app.config["GAMES_PER_MINUTE"]
+    if not limit:
+        return
+    now = utcnow()
+    since = now - timedelta(minutes=1)
+    recent = list(db.session.scalars(
+        select(GameRow.created_at).where(GameRow.creator == creator, GameRow.created_at > since)
+        .order_by(GameRow.created_at.desc()).limit(limit)))
+    if len(recent) >= limit:
+        oldest = recent[-1] if recent[-1].tzinfo else recent[-1].replace(tzinfo=timezone.utc)
+        wait = max(1, math.ceil((oldest + timedelta(minutes=1) - now).total_seconds()))
+        raise TooManyGames(f"This address has created {limit} games in the last minute; try again in {wait} s.",
+                           wait)
 
 
 def _lock(game_id: str, token: str | None, if_match: Any) -> GameRow:
@@ -188,7 +234,7 @@ def entry_json(entry: EntryRow) -> dict[str, Any]:
 
 def _write_play(game: GameRow, number: int, play: Play) -> TurnRow:
     turn = TurnRow(game_id=game.id, number=number, player=play.player, round=play.round,
-                   dice=None if play.dice is None else list(play.dice), served=play.served, corrections=[])
+                   dice=None if play.dice is None else list(play.dice), served=play.served)
     turn.entries = _entries(game, play)
     db.session.add(turn)
     return turn
@@ -260,6 +306,11 @@ def correct_turn(game_id: str, token: str | None, if_match: Any, number: int,
     turns = turns_of(game)
     if not 1 <= number <= len(turns):
         raise GameNotFound(f"turn {number}")
+    limit = current_app.config["MAX_CORRECTIONS"]
+    done = db.session.scalar(select(func.count()).select_from(CorrectionRow).where(CorrectionRow.game_id == game.id))
+    if done >= limit:
+        raise TooManyCorrections(f"This game has had {done} corrections, the most one game keeps ({limit}); "
+                                 "start a new game to go on.")
     target = turns[number - 1]
     if "player" in data and data["player"] != target.player:
         raise InvalidTurnError(
@@ -282,11 +333,9 @@ def correct_turn(game_id: str, token: str | None, if_match: Any, number: int,
             raise  # the corrected turn itself is wrong: a validation error
         raise Conflict(f"With this correction turn {at} no longer fits: {exc.message}", "turn") from None
 
-    target.corrections = [*target.corrections, {
-        "dice": target.dice, "served": target.served,
-        "boxes": [entry_json(e) for e in target.entries],
-        "recorded_at": iso(target.corrected_at or target.recorded_at),
-    }]
+    db.session.add(CorrectionRow(game_id=game.id, turn_id=target.id, dice=target.dice, served=target.served,
+                                 boxes=[entry_json(e) for e in target.entries],
+                                 recorded_at=target.corrected_at or target.recorded_at))
     target.dice = None if new[1] is None else list(new[1])
     target.served = bool(new[2])
     target.corrected_at = utcnow()

@@ -73,7 +73,14 @@ def require(condition: bool, reason: str) -> None:
 # -- databases --------------------------------------------------------------------
 
 PG_URL = os.environ.get("ANOTADOR_TEST_POSTGRES_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/test")
-TABLES = ("entries", "roll_offs", "turns", "players", "games")
+def _tables() -> tuple[str, ...]:
+    from service import models  # noqa: F401 - registers every table
+    from service.extensions import db
+
+    return tuple(t.name for t in db.metadata.sorted_tables)
+
+
+TABLES = _tables()
 
 
 def pg_reachable() -> bool:
@@ -94,6 +101,17 @@ def dispose(app) -> None:
         db.engine.dispose()
 
 
+def drop_all_tables(url: str) -> None:
+    """Drop every table of the database at ``url``: a clean slate for the migrations."""
+    import sqlalchemy as sa
+
+    engine = sa.create_engine(url)
+    meta = sa.MetaData()
+    meta.reflect(engine)
+    meta.drop_all(engine)
+    engine.dispose()
+
+
 def run_sql(url: str, statement: str) -> None:
     """Run one statement on ``url`` outside any app."""
     import sqlalchemy as sa
@@ -104,11 +122,11 @@ def run_sql(url: str, statement: str) -> None:
     engine.dispose()
 
 
-def migrated_app(url: str):
+def migrated_app(url: str, **config):
     """An app on ``url`` with the schema made by the migrations, as in production."""
     from flask_migrate import upgrade
 
-    app = create_app({"TESTING": True, "SQLALCHEMY_DATABASE_URI": url})
+    app = create_app({"TESTING": True, "SQLALCHEMY_DATABASE_URI": url, **config})
     with app.app_context():
         upgrade()
     return app
@@ -124,7 +142,7 @@ def sqlite_template(tmp_path_factory):
 @pytest.fixture(scope="session")
 def postgres_url():
     require(pg_reachable(), f"PostgreSQL is not reachable at {PG_URL} (set ANOTADOR_TEST_POSTGRES_URL)")
-    run_sql(PG_URL, f"DROP TABLE IF EXISTS {', '.join(TABLES)}, alembic_version CASCADE")
+    drop_all_tables(PG_URL)
     dispose(migrated_app(PG_URL))
     return PG_URL
 

@@ -57,7 +57,9 @@ def _fuzz_app():
 
     folder = tempfile.mkdtemp(prefix="anotador-fuzz-")
     atexit.register(shutil.rmtree, folder, ignore_errors=True)
-    return migrated_app(f"sqlite:///{folder}/fuzz.sqlite")
+    # The fuzzer creates hundreds of games from one address: no rate limit here
+    # (tests/test_games_limits.py tests it).
+    return migrated_app(f"sqlite:///{folder}/fuzz.sqlite", GAMES_PER_MINUTE=0)
 
 
 fuzz_app = _fuzz_app()

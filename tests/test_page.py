@@ -32,7 +32,7 @@ except ImportError:  # pragma: no cover - reported by the fixture below
 def base_url(tmp_path_factory):
     """The app on a free local port, in a thread, on a migrated SQLite file."""
     folder = tmp_path_factory.mktemp("page")
-    app = migrated_app(f"sqlite:///{folder}/page.sqlite")
+    app = migrated_app(f"sqlite:///{folder}/page.sqlite", GAMES_PER_MINUTE=0)  # one address plays every test
     server = make_server("127.0.0.1", 0, app, threaded=True)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()

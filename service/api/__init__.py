@@ -47,6 +47,11 @@ def domain_problem(exc: Exception) -> Problem:
     if isinstance(exc, sheets.PreconditionFailed):
         return DomainProblem(412, "stale", "Precondition Failed",
                              "The game changed since the version in If-Match; reload it and try again.")
+    if isinstance(exc, sheets.TooManyGames):
+        return DomainProblem(429, "rate-limited", "Too Many Requests", exc.message,
+                             headers=[("Retry-After", str(exc.retry_after))])
+    if isinstance(exc, sheets.TooManyCorrections):
+        return DomainProblem(409, "correction-limit", "Conflict", exc.message)
     if isinstance(exc, sheets.Conflict):
         return DomainProblem(409, "conflict", "Conflict", exc.message)
     for cls, slug in CONFLICTS.items():
@@ -72,6 +77,6 @@ def init_app(app: Flask) -> None:
     api.register_blueprint(pdfs.bp)
     app.register_blueprint(api)
     app.register_blueprint(spec.bp)
-    for cls in (RulesError, SheetOptionError, sheets.GameNotFound, sheets.Unauthorized, sheets.Forbidden, sheets.PreconditionFailed,
-                sheets.Conflict):
+    for cls in (RulesError, SheetOptionError, sheets.GameNotFound, sheets.Unauthorized, sheets.Forbidden,
+                sheets.PreconditionFailed, sheets.Conflict, sheets.TooManyGames):
         app.register_error_handler(cls, lambda exc: render(domain_problem(exc)))

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 from typing import Any, Mapping
 
 from flask import Response, current_app, request
@@ -48,3 +50,14 @@ def cacheable(response: Response, max_age: int | None = None) -> Response:
     response.cache_control.public = True
     response.cache_control.max_age = max_age
     return response.make_conditional(request)
+
+
+def client_key() -> str:
+    """A keyed hash of the client's address: enough to count its requests, not to find it.
+
+    The address is werkzeug's ``remote_addr``: the peer, or with
+    ``ANOTADOR_PROXY_HOPS`` the client the trusted proxies name.
+    """
+    address = (request.remote_addr or "").encode("utf-8", "replace")
+    key = current_app.config["SECRET_KEY"].encode("utf-8")
+    return hmac.new(key, address, hashlib.sha256).hexdigest()[:32]

@@ -17,7 +17,7 @@ from .. import sheets
 from ..models import GameRow
 from ..rules import Game, RuleSet
 from ..schemas import FastLoader, GameCreateSchema, RollOffSchema, TurnPatchSchema, TurnSchema, VariantSchema
-from .common import load, resolve_rules
+from .common import client_key, load, resolve_rules
 
 bp = Blueprint("games", __name__, url_prefix="/games")
 
@@ -83,7 +83,12 @@ def game_response(game: GameRow, state: Game | None = None, status: int = 200) -
     return response
 
 
-def turn_body(turn) -> dict[str, Any]:
+def correction_json(row) -> dict[str, Any]:
+    """What a turn was before one correction."""
+    return {"dice": row.dice, "served": row.served, "boxes": row.boxes, "recorded_at": sheets.iso(row.recorded_at)}
+
+
+def turn_body(turn, corrections=()) -> dict[str, Any]:
     return {
         "number": turn.number,
         "player": turn.player,
@@ -93,7 +98,7 @@ def turn_body(turn) -> dict[str, Any]:
         "boxes": [sheets.entry_json(e) for e in turn.entries],
         "recorded_at": sheets.iso(turn.recorded_at),
         "corrected_at": sheets.iso(turn.corrected_at),
-        "corrections": turn.corrections,
+        "corrections": [correction_json(c) for c in corrections],
     }
 
 
@@ -104,7 +109,7 @@ def create_game():
     """Create a game; the answer holds the write token, shown only here."""
     data = load(_create)
     rules = resolve_rules(data)
-    game, token = sheets.create(rules, data["players"], data.get("first_rolls"))
+    game, token = sheets.create(rules, data["players"], data.get("first_rolls"), client_key())
     # The phone page's address; the token rides in the fragment, which
     # browsers never send, so it stays out of every server log.
     page = f"{request.host_url}g/{game.id}"
@@ -143,8 +148,9 @@ def record_turn(game_id: str):
 def list_turns(game_id: str):
     """Every turn in order, with what corrections changed; then any roll-off rolls."""
     game = sheets.get(game_id)
+    history = sheets.corrections_of(game)
     response = jsonify({
-        "turns": [turn_body(t) for t in sheets.turns_of(game)],
+        "turns": [turn_body(t, history.get(t.id, ())) for t in sheets.turns_of(game)],
         "roll_offs": [{"player": r.player, "dice": r.dice, "recorded_at": sheets.iso(r.recorded_at)}
                       for r in sheets.roll_offs_of(game)],
     })

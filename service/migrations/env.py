@@ -88,6 +88,14 @@ def run_migrations_online():
     connectable = get_engine()
 
     with connectable.connect() as connection:
+        sqlite = connection.dialect.name == "sqlite"
+        if sqlite:
+            # Batch mode rebuilds a table to change it (copy, DROP, rename).
+            # With foreign keys on, that DROP cascades into every child row
+            # (entries, corrections): off for the migration, on again after.
+            # Straight on the driver: the pragma is a no-op inside a
+            # transaction, and SQLAlchemy would begin one around it.
+            connection.connection.driver_connection.execute("PRAGMA foreign_keys=OFF")
         context.configure(
             connection=connection,
             target_metadata=get_metadata(),
@@ -96,6 +104,8 @@ def run_migrations_online():
 
         with context.begin_transaction():
             context.run_migrations()
+        if sqlite:
+            connection.connection.driver_connection.execute("PRAGMA foreign_keys=ON")
 
 
 if context.is_offline_mode():
