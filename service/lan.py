@@ -1,0 +1,64 @@
+"""The address phones on the same network should open: ``python -m service.lan [PORT]``.
+
+Prints the URL on standard output (``scripts/serve --lan`` passes it to the
+app as ``ANOTADOR_LAN_URL``) and, on standard error, a line to read and a QR
+code to scan with a phone's camera.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import socket
+import sys
+
+
+def lan_address() -> str | None:
+    """This machine's address on its local network (IPv4), or None.
+
+    The address the kernel would send from to reach a public address: a UDP
+    "connect" picks the route and sends nothing. Without a default route,
+    any non-loopback address of the host name.
+    """
+    candidates: list[str] = []
+    for target in ("192.0.2.1", "10.255.255.255"):  # TEST-NET-1; a private one
+        try:
+            with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+                s.connect((target, 9))
+                candidates.append(s.getsockname()[0])
+        except OSError:
+            continue
+    try:
+        candidates += [info[4][0] for info in socket.getaddrinfo(socket.gethostname(), None, socket.AF_INET)]
+    except OSError:
+        pass
+    for address in candidates:
+        ip = ipaddress.ip_address(address)
+        if not (ip.is_loopback or ip.is_unspecified or ip.is_link_local):
+            return address
+    return None
+
+
+def main(argv: list[str]) -> int:
+    port = int(argv[1]) if len(argv) > 1 else 8000
+    address = lan_address()
+    if address is None:
+        print("anotador: this machine has no network address; phones cannot reach it. "
+              "Serving on 127.0.0.1 only.", file=sys.stderr)
+        print(f"http://127.0.0.1:{port}/")
+        return 0
+    url = f"http://{address}:{port}/"
+    print(f"\nAnotador is open to this network. On a phone on the same Wi-Fi, open\n\n    {url}\n\n"
+          "or scan this code with the phone's camera:\n", file=sys.stderr)
+    try:
+        import segno
+
+        segno.make(url, error="m").terminal(out=sys.stderr, compact=True)
+    except Exception as exc:  # a terminal that cannot show the code still has the URL
+        print(f"(no QR code: {exc})", file=sys.stderr)
+    print(file=sys.stderr)
+    print(url)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

@@ -1,0 +1,322 @@
+"""scripts/serve as people run it: slow clients, crashes, stops, the LAN.
+
+Each test starts the real script (its gunicorn settings, its worker) on a
+free port with a throwaway SQLite file, and talks to it over loopback with
+raw sockets where the point is what a client sends and when.
+"""
+
+from __future__ import annotations
+
+import http.client
+import json
+import os
+import re
+import signal
+import socket
+import statistics
+import subprocess
+import threading
+import time
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+
+from bench._http import free_port, request
+
+ROOT = Path(__file__).resolve().parents[1]
+SERVE = ROOT / "scripts" / "serve"
+
+
+def wait_until_up(port: int, proc: subprocess.Popen | None = None, seconds: float = 60) -> None:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if proc is not None and proc.poll() is not None:
+            raise RuntimeError(f"scripts/serve exited with {proc.returncode}")
+        try:
+            status, _, _ = request(port, "GET", "/healthz", timeout=2)
+            if status == 200:
+                return
+        except OSError:
+            pass
+        time.sleep(0.1)
+    raise RuntimeError(f"nothing answered on port {port}")
+
+
+@contextmanager
+def serve(tmp_path: Path, *args: str, port: int | None = None, env: dict | None = None, wait: bool = True):
+    """Run scripts/serve (its own process group); yield (process, port); stop it with SIGTERM."""
+    port = port or free_port()
+    environ = {**os.environ, "PORT": str(port), "DATABASE_URL": f"sqlite:///{tmp_path / 'serve.sqlite'}",
+               **(env or {})}
+    log = open(tmp_path / f"serve-{port}.log", "ab")
+    proc = subprocess.Popen([str(SERVE), *args], cwd=ROOT, env=environ, stdout=log, stderr=subprocess.STDOUT,
+                            start_new_session=True)
+    proc.port, proc.log_path = port, tmp_path / f"serve-{port}.log"  # type: ignore[attr-defined]
+    try:
+        if wait:
+            wait_until_up(port, proc)
+        yield proc, port
+    finally:
+        try:
+            os.killpg(proc.pid, signal.SIGTERM)
+            proc.wait(timeout=30)
+        except (ProcessLookupError, subprocess.TimeoutExpired):
+            try:
+                os.killpg(proc.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        log.close()
+
+
+def gunicorn_pids(master: int) -> list[int]:
+    """The worker processes of a gunicorn master."""
+    out = subprocess.run(["ps", "-o", "pid=", "--ppid", str(master)], capture_output=True, text=True).stdout
+    return [int(p) for p in out.split()]
+
+
+def slow_clients(port: int, n: int, every: float, stop: threading.Event) -> threading.Thread:
+    """``n`` connections that send a request line, then one header line every ``every`` seconds."""
+    socks = []
+    for _ in range(n):
+        s = socket.create_connection(("127.0.0.1", port), timeout=30)
+        s.sendall(b"GET /api/v1/variants HTTP/1.1\r\n")
+        socks.append(s)
+
+    def trickle():
+        i = 0
+        while not stop.wait(every):
+            for s in socks:
+                try:
+                    s.sendall(f"X-Slow-{i}: {'x' * 10}\r\n".encode())
+                except OSError:
+                    pass
+            i += 1
+        for s in socks:
+            s.close()
+
+    t = threading.Thread(target=trickle, daemon=True)
+    t.start()
+    return t
+
+
+def timed_requests(port: int, n: int = 10) -> list[float]:
+    times = []
+    for i in range(n):
+        t = time.perf_counter()
+        if i % 2:
+            status, _, _ = request(port, "POST", "/api/v1/score", {"variant": "generala", "dice": [1, 2, 3, 4, 5]},
+                                   timeout=10)
+        else:
+            status, _, _ = request(port, "GET", "/api/v1/variants/generala", timeout=10)
+        times.append(time.perf_counter() - t)
+        assert status == 200
+    return times
+
+
+@pytest.mark.slow
+def test_twenty_slow_clients_do_not_stall_scripts_serve(tmp_path):
+    with serve(tmp_path) as (_, port):
+        stop = threading.Event()
+        trickler = slow_clients(port, 20, 2.0, stop)
+        try:
+            time.sleep(3)  # every slow connection is mid-request now
+            times = timed_requests(port)
+        finally:
+            stop.set()
+            trickler.join()
+    # a normal request answers within 200 ms (allowing one outlier on a busy machine)
+    assert sorted(times)[-2] < 0.2, [round(t * 1000) for t in times]
+
+
+@pytest.mark.slow
+def test_the_same_slow_clients_stall_plain_sync_workers(tmp_path):
+    """The control: gunicorn's default sync workers are what the buffering worker replaces."""
+    with serve(tmp_path, "--worker-class", "sync", "--threads", "1") as (_, port):
+        stop = threading.Event()
+        trickler = slow_clients(port, 20, 2.0, stop)
+        try:
+            time.sleep(3)
+            with pytest.raises((socket.timeout, TimeoutError, OSError)):
+                request(port, "GET", "/api/v1/variants/generala", timeout=1.5)
+        finally:
+            stop.set()
+            trickler.join()
+
+
+def test_a_request_that_never_completes_is_dropped(tmp_path):
+    with serve(tmp_path, env={"ANOTADOR_REQUEST_TIMEOUT": "1"}) as (_, port):
+        s = socket.create_connection(("127.0.0.1", port), timeout=10)
+        s.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\n")
+        t = time.monotonic()
+        assert s.recv(100) == b""  # closed without an answer, no thread was held
+        assert 0.8 < time.monotonic() - t < 5
+        s.close()
+
+
+def _raw(port: int, data: bytes, timeout: float = 10) -> bytes:
+    with socket.create_connection(("127.0.0.1", port), timeout=timeout) as s:
+        s.sendall(data)
+        s.shutdown(socket.SHUT_WR)
+        out = b""
+        while chunk := s.recv(65536):
+            out += chunk
+    return out
+
+
+def test_chunked_bodies_pipelining_and_keep_alive(tmp_path):
+    with serve(tmp_path) as (_, port):
+        body = json.dumps({"variant": "generala", "dice": [6, 6, 6, 1, 1]}).encode()
+        chunked = b"".join(b"%x\r\n%s\r\n" % (len(body[i:i + 7]), body[i:i + 7]) for i in range(0, len(body), 7))
+        out = _raw(port, b"POST /api/v1/score HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                         b"Transfer-Encoding: chunked\r\nConnection: close\r\n\r\n" + chunked + b"0\r\n\r\n")
+        assert out.startswith(b"HTTP/1.1 200") and b'"full"' in out
+        # over the cap, chunked: 413 like a Content-Length body
+        big = b'{"variant": "generala", "dice": [1, 2, 3, 4, 5], "x": "' + b"a" * 20000 + b'"}'
+        out = _raw(port, b"POST /api/v1/score HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                         b"Transfer-Encoding: chunked\r\nConnection: close\r\n\r\n"
+                         + b"%x\r\n%s\r\n0\r\n\r\n" % (len(big), big))
+        assert out.startswith(b"HTTP/1.1 413"), out[:200]
+        # two requests in one packet, then a third on the same connection
+        two = (b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n"
+               b"POST /api/v1/score HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: "
+               + str(len(body)).encode() + b"\r\n\r\n" + body)
+        with socket.create_connection(("127.0.0.1", port), timeout=10) as s:
+            s.sendall(two[:60])
+            time.sleep(0.3)          # the second request arrives in pieces
+            s.sendall(two[60:])
+            got = b""
+            while got.count(b"HTTP/1.1 200") < 2:
+                got += s.recv(65536)
+            s.sendall(b"GET /api/v1/variants/generala HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+            while chunk := s.recv(65536):
+                got += chunk
+        assert got.count(b"HTTP/1.1 200") == 3 and b'"status":"ok"' in got and b"generala" in got
+
+
+@pytest.mark.slow
+def test_sigterm_finishes_the_requests_in_flight(tmp_path):
+    with serve(tmp_path) as (proc, port):
+        body = json.dumps({"variant": "generala", "dice": [2, 3, 4, 5, 6], "served": True}).encode()
+        socks = []
+        for _ in range(6):  # six requests whose bodies are still arriving
+            s = socket.create_connection(("127.0.0.1", port), timeout=20)
+            s.sendall(b"POST /api/v1/score HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                      b"Content-Length: %d\r\n\r\n%s" % (len(body), body[:10]))
+            socks.append(s)
+        time.sleep(0.5)
+        os.killpg(proc.pid, signal.SIGTERM)
+        time.sleep(1.0)  # stopping: no new connections, the old ones are waited for
+        for s in socks:
+            s.sendall(body[10:])
+        answers = []
+        for s in socks:
+            data = b""
+            while b"\r\n\r\n" not in data or len(data.split(b"\r\n\r\n", 1)[1]) < 10:
+                chunk = s.recv(65536)
+                if not chunk:
+                    break
+                data += chunk
+            answers.append(data)
+            s.close()
+        assert all(a.startswith(b"HTTP/1.1 200") and b'"straight"' in a for a in answers), answers
+        assert proc.wait(timeout=30) == 0
+
+
+@pytest.mark.slow
+def test_after_kill_9_of_the_master_the_next_serve_starts_and_serves(tmp_path):
+    port = free_port()
+    stop = threading.Event()
+    failures: list[str] = []
+
+    def load():
+        while not stop.is_set():
+            try:
+                request(port, "GET", "/healthz", timeout=2)
+            except OSError:
+                pass
+
+    with serve(tmp_path, port=port, env={"WORKERS": "1"}) as (first, _):
+        workers = gunicorn_pids(first.pid)
+        assert workers
+        loaders = [threading.Thread(target=load, daemon=True) for _ in range(4)]
+        for t in loaders:
+            t.start()
+        # a request still arriving keeps the orphan busy finishing it for seconds
+        slow = socket.create_connection(("127.0.0.1", port), timeout=30)
+        slow.sendall(b"POST /api/v1/score HTTP/1.1\r\nHost: x\r\nContent-Length: 60\r\n\r\n{")
+        time.sleep(1)
+        os.kill(first.pid, signal.SIGKILL)  # the master only: its workers are orphaned, holding the port
+        first.wait(timeout=10)
+        with serve(tmp_path, port=port) as (second, _):
+            stop.set()
+            for t in loaders:
+                t.join()
+            # the orphans go; the new master keeps serving
+            deadline = time.monotonic() + 15
+            while any(_alive(p) for p in workers) and time.monotonic() < deadline:
+                time.sleep(0.2)
+            assert not any(_alive(p) for p in workers), f"orphaned workers did not exit: {proc_log(first)}"
+            slow.close()
+            for _ in range(20):
+                try:
+                    status, _, _ = request(port, "GET", "/healthz", timeout=2)
+                    assert status == 200
+                except OSError as exc:
+                    failures.append(str(exc))
+                time.sleep(0.05)
+    assert failures == []
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().split()[2] != "Z"
+    except FileNotFoundError:
+        return False
+
+
+def test_lan_prints_the_address_and_share_links_use_it(tmp_path):
+    with serve(tmp_path, "--lan") as (proc, port):
+        log = proc.log_path.read_text(encoding="utf-8")  # type: ignore[attr-defined]
+        status, _, game = request(port, "POST", "/api/v1/games", {"variant": "generala", "players": ["Ana", "Beto"]})
+    match = re.search(r"open\s+(http://[\d.]+:\d+/)", log)
+    assert match, log
+    lan = match.group(1)
+    assert not lan.startswith("http://127.") and lan.endswith(f":{port}/")
+    assert "█" in log and "▀" in log   # the QR code, drawn in block characters
+    assert status == 201
+    # started from the machine itself (127.0.0.1), the links name the LAN address
+    assert game["links"]["read"] == f"{lan}g/{game['id']}"
+    assert game["links"]["write"].startswith(f"{lan}g/{game['id']}#token=")
+
+
+def test_serve_listens_on_loopback_only_without_lan(tmp_path):
+    with serve(tmp_path) as (_, port):
+        status, _, game = request(port, "POST", "/api/v1/games", {"variant": "generala", "players": ["Ana", "Beto"]})
+        assert game["links"]["read"].startswith(f"http://127.0.0.1:{port}/g/")
+        out = subprocess.run(["ss", "-ltnH", f"sport = :{port}"], capture_output=True, text=True).stdout
+        assert f"127.0.0.1:{port}" in out and f"0.0.0.0:{port}" not in out
+
+
+def test_instances_do_not_share_a_control_socket(tmp_path):
+    home = tmp_path / "home"
+    home.mkdir()
+    with serve(tmp_path, env={"HOME": str(home), "XDG_RUNTIME_DIR": str(home)}):
+        pass
+    assert not list(home.rglob("*.ctl"))
+
+
+def test_a_second_connection_is_served_while_a_body_trickles(tmp_path):
+    """One client sending its body byte by byte holds nothing but its socket."""
+    with serve(tmp_path, env={"WORKERS": "1", "THREADS": "1"}) as (_, port):
+        s = socket.create_connection(("127.0.0.1", port), timeout=10)
+        s.sendall(b"POST /api/v1/score HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                  b"Content-Length: 40\r\n\r\n{")
+        times = timed_requests(port, 4)  # one worker, one thread: still free
+        assert statistics.median(times) < 0.2
+        s.close()
+
+
+def proc_log(proc) -> str:
+    return proc.log_path.read_text(encoding="utf-8", errors="replace")[-3000:]
