@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from flask import Flask
+from werkzeug.middleware.proxy_fix import ProxyFix
 
 from . import cli, config, database, errors, headers
 from .extensions import db, migrate
@@ -26,6 +27,13 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
         app.config.from_mapping(test_config)
     if not app.config.get("SECRET_KEY"):
         app.config["SECRET_KEY"] = config.secret_key(app.instance_path)
+    app.config["SQLALCHEMY_ENGINE_OPTIONS"] = config.engine_options(app.config)
+    app.config["TRUSTED_HOSTS"] = config.hosts(app.config.get("TRUSTED_HOSTS"))
+    hops = int(app.config.get("PROXY_HOPS") or 0)
+    if hops:
+        # Trust exactly this many proxies for the client address, scheme,
+        # host and path prefix (X-Forwarded-*); never a header from the client.
+        app.wsgi_app = ProxyFix(app.wsgi_app, x_for=hops, x_proto=hops, x_host=hops, x_prefix=hops)  # type: ignore[method-assign]
     app.json.sort_keys = False  # keep sheet order and the documented field order
     app.url_map.strict_slashes = False
 

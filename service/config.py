@@ -22,6 +22,30 @@ class Defaults:
     #: default: with no proxy in front (a LAN) nothing else limits it.
     GAMES_PER_MINUTE = 20
 
+    # -- the database: short waits, so a stuck database costs a 503, not a worker
+    #: Seconds to open a connection to PostgreSQL.
+    DB_CONNECT_TIMEOUT = 3
+    #: PostgreSQL: longest statement, and longest wait for a lock, in ms.
+    DB_STATEMENT_TIMEOUT_MS = 5000
+    DB_LOCK_TIMEOUT_MS = 3000
+    #: SQLite: longest wait for the write lock, in ms.
+    DB_BUSY_TIMEOUT_MS = 3000
+    #: Seconds a request waits for a pooled connection.
+    DB_POOL_TIMEOUT = 5
+    #: Seconds clients should wait before retrying after a 503.
+    RETRY_AFTER = 2
+
+    # -- behind a proxy
+    #: How many proxies in front to trust for X-Forwarded-For/-Proto/-Host/
+    #: -Prefix (0: none; the peer is the client).
+    PROXY_HOPS = 0
+    #: Host names this service answers to (a list, or comma-separated);
+    #: other Host headers are refused with 400. Unset: any.
+    TRUSTED_HOSTS = None
+    #: The address phones should open when a game is started from the
+    #: machine itself (scripts/serve --lan sets it to the LAN address).
+    LAN_URL = None
+
 
 def database_url(instance_path: str) -> str:
     """Return ``DATABASE_URL`` (PostgreSQL in production) or the SQLite default.
@@ -59,3 +83,30 @@ def secret_key(instance_path: str) -> str:
             return key
         time.sleep(0.01)  # written a moment ago by another worker
     raise RuntimeError(f"{path} is empty")
+
+
+def engine_options(config) -> dict:
+    """SQLAlchemy engine options from the settings above, per database."""
+    url = config["SQLALCHEMY_DATABASE_URI"]
+    options = {
+        # A connection the database (or a restart) killed is found before a
+        # request uses it, and replaced: no request fails for it.
+        "pool_pre_ping": True,
+        **({} if url.startswith("sqlite") else {"pool_timeout": config["DB_POOL_TIMEOUT"]}),
+    }
+    if url.startswith("postgresql"):
+        statement, lock = int(config["DB_STATEMENT_TIMEOUT_MS"]), int(config["DB_LOCK_TIMEOUT_MS"])
+        options["connect_args"] = {
+            "connect_timeout": int(config["DB_CONNECT_TIMEOUT"]),
+            "options": f"-c statement_timeout={statement} -c lock_timeout={lock}",
+        }
+    return {**options, **config.get("SQLALCHEMY_ENGINE_OPTIONS", {})}
+
+
+def hosts(value) -> list[str] | None:
+    """TRUSTED_HOSTS as a list: JSON list from the environment, or "a.example, b.example"."""
+    if not value:
+        return None
+    if isinstance(value, str):
+        return [h.strip() for h in value.split(",") if h.strip()]
+    return list(value)

@@ -9,8 +9,10 @@ both read a game and then deadlock upgrading; writes therefore begin with
 Writers in different worker processes that meet at SQLite's lock wait in
 its busy handler, which sleeps in steps of up to 100 ms: the slowest turns
 then take hundreds of ms. So a writer first takes an exclusive ``flock`` on
-a file beside the database; the kernel hands it to the next writer the
-moment it is released, and BEGIN IMMEDIATE then finds the database free.
+a file beside the database, polling every few hundred microseconds, and
+BEGIN IMMEDIATE then finds the database free. Both waits are bounded
+(``DB_BUSY_TIMEOUT_MS``): past it the request is a 503, and the worker is
+free again.
 
 PostgreSQL locks the game row instead (``SELECT ... FOR UPDATE`` in
 :mod:`service.sheets`).
@@ -21,6 +23,7 @@ from __future__ import annotations
 import fcntl
 import os
 import sqlite3
+import time
 
 from flask import Flask
 from sqlalchemy import event
@@ -31,43 +34,77 @@ from .extensions import db
 WRITE = "anotador_write"
 
 
+class DatabaseBusy(Exception):
+    """The write lock stayed taken longer than DB_BUSY_TIMEOUT_MS (a 503, not a hang)."""
+
+
 def init_app(app: Flask) -> None:
     """Attach the SQLite listeners to the app's engine."""
     with app.app_context():
         engine = db.engine
     if engine.dialect.name == "sqlite":
-        event.listen(engine, "connect", _sqlite_connect)
-        event.listen(engine, "begin", _sqlite_begin)
-        event.listen(engine, "commit", _release)
-        event.listen(engine, "rollback", _release)
+        busy_ms = int(app.config["DB_BUSY_TIMEOUT_MS"])
         database = engine.url.database
         lock_path = f"{database}.write-lock" if database and database != ":memory:" else None
-        engine.pool._anotador_lock_path = lock_path  # type: ignore[attr-defined]
+
+        def connect(dbapi_connection: sqlite3.Connection, _record) -> None:
+            _sqlite_connect(dbapi_connection, busy_ms)
+
+        def begin(conn) -> None:
+            _sqlite_begin(conn, lock_path, busy_ms / 1000)
+
+        event.listen(engine, "connect", connect)
+        event.listen(engine, "begin", begin)
+        event.listen(engine, "commit", _release)
+        event.listen(engine, "rollback", _release)
 
 
-def _sqlite_connect(dbapi_connection: sqlite3.Connection, _record) -> None:
+def _sqlite_connect(dbapi_connection: sqlite3.Connection, busy_ms: int) -> None:
     # Hand transaction control to SQLAlchemy's "begin" event below.
     dbapi_connection.isolation_level = None
     cur = dbapi_connection.cursor()
     cur.execute("PRAGMA journal_mode=WAL")
     cur.execute("PRAGMA foreign_keys=ON")
     cur.execute("PRAGMA synchronous=FULL")
-    cur.execute("PRAGMA busy_timeout=10000")
+    cur.execute(f"PRAGMA busy_timeout={busy_ms:d}")
     cur.close()
 
 
-def _sqlite_begin(conn) -> None:
+def _sqlite_begin(conn, lock_path: str | None, timeout: float) -> None:
     if not conn.get_execution_options().get(WRITE):
         conn.exec_driver_sql("BEGIN")
         return
-    lock_path = getattr(conn.engine.pool, "_anotador_lock_path", None)
     if lock_path:
         # One open file per transaction: flock excludes other processes and
         # other threads of this one alike.
         fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o600)
-        fcntl.flock(fd, fcntl.LOCK_EX)
+        try:
+            _flock(fd, timeout)
+        except BaseException:
+            os.close(fd)
+            raise
         conn.info["anotador_lock_fd"] = fd
     conn.exec_driver_sql("BEGIN IMMEDIATE")
+
+
+def _flock(fd: int, timeout: float) -> None:
+    """Take the write lock, waiting at most ``timeout`` seconds.
+
+    A blocking flock would wait for ever behind a stuck writer. Polling
+    with short, growing sleeps (0.1 ms up to 2 ms) hands the lock over
+    almost as fast, and gives up in time: DatabaseBusy, a 503.
+    """
+    deadline = time.monotonic() + timeout
+    pause = 0.0001
+    while True:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return
+        except BlockingIOError:
+            if time.monotonic() >= deadline:
+                raise DatabaseBusy(f"the write lock stayed taken for {timeout:g} s") from None
+            time.sleep(pause)
+            pause = min(pause * 2, 0.002)
 
 
 def _release(conn) -> None:

@@ -236,6 +236,30 @@ def init_app(app: Flask) -> None:
             detail = f"The request body is larger than the {limit} bytes this API accepts."
         return problem(exc.code or 500, exc.name, detail, headers=headers)
 
+    from sqlalchemy import exc as sa_exc
+
+    from .database import DatabaseBusy
+
+    @app.errorhandler(sa_exc.OperationalError)
+    @app.errorhandler(sa_exc.InterfaceError)
+    @app.errorhandler(sa_exc.TimeoutError)
+    @app.errorhandler(DatabaseBusy)
+    def handle_database(exc: Exception) -> Response:
+        # Unreachable, restarting, a killed connection, a lock or statement
+        # held past its timeout: the client may retry; the worker is free.
+        app.logger.warning("Database unavailable on %s %s: %s", request.method, request.path,
+                           _short(exc).splitlines()[0])
+        from .extensions import db
+
+        try:
+            db.session.rollback()
+        except Exception:  # the connection may be gone; the pool replaces it
+            pass
+        retry = str(current_app.config.get("RETRY_AFTER", 2))
+        return problem(503, "Service Unavailable",
+                       "The database did not answer in time; try again in a moment.",
+                       TYPE_BASE + "database-unavailable", headers=[("Retry-After", retry)])
+
     @app.errorhandler(Exception)
     def handle_unexpected(exc: Exception) -> Response:
         app.logger.exception("Unhandled error on %s %s", request.method, request.path)

@@ -7,7 +7,7 @@ whatever a response does not say here is the safe choice.
 
 from __future__ import annotations
 
-from flask import Flask, Response
+from flask import Flask, Response, current_app, request
 
 #: Data, never a document: nothing in it may load, run or be framed.
 API_CSP = "default-src 'none'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'"
@@ -29,6 +29,13 @@ def secure(response: Response) -> Response:
     return response
 
 
+def check_host() -> None:
+    """With TRUSTED_HOSTS set, refuse any other Host (400) before a view can reflect it."""
+    if current_app.config.get("TRUSTED_HOSTS"):
+        request.host  # noqa: B018 - werkzeug raises SecurityError (400) for an untrusted host
+
+
 def init_app(app: Flask) -> None:
-    """Apply :func:`secure` to every response, errors included."""
+    """Apply :func:`secure` to every response, errors included, and check the Host."""
+    app.before_request(check_host)
     app.after_request(secure)

@@ -10,7 +10,7 @@ from ..printing import SheetOptionError
 from ..rules import RulesError, UnknownVariantError
 from ..rules.game import BoxClosedError, FirstPlayerTieError, GameOverError, NotYourTurnError, RollOffError
 from . import games as games_api
-from . import pdfs, score, spec, variants
+from . import health, pdfs, score, spec, variants
 from .common import rules_error
 
 #: Rules errors that are a clash with the game's state, not a bad request.
@@ -77,6 +77,7 @@ def init_app(app: Flask) -> None:
     api.register_blueprint(pdfs.bp)
     app.register_blueprint(api)
     app.register_blueprint(spec.bp)
+    app.register_blueprint(health.bp)
     for cls in (RulesError, SheetOptionError, sheets.GameNotFound, sheets.Unauthorized, sheets.Forbidden,
                 sheets.PreconditionFailed, sheets.Conflict, sheets.TooManyGames):
         app.register_error_handler(cls, lambda exc: render(domain_problem(exc)))

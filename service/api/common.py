@@ -61,3 +61,20 @@ def client_key() -> str:
     address = (request.remote_addr or "").encode("utf-8", "replace")
     key = current_app.config["SECRET_KEY"].encode("utf-8")
     return hmac.new(key, address, hashlib.sha256).hexdigest()[:32]
+
+
+LOOPBACK = ("127.0.0.1", "localhost", "::1", "[::1]")
+
+
+def public_url() -> str:
+    """The root URL other phones should open, ending in "/".
+
+    Behind a trusted proxy this is the public scheme, host and path prefix
+    (ProxyFix has applied them). A game started on the serving machine
+    itself (127.0.0.1) would share a link to the phone's own loopback, so
+    with ``LAN_URL`` set (``scripts/serve --lan``) that address is used.
+    """
+    lan = current_app.config.get("LAN_URL")
+    if lan and request.host.rsplit(":", 1)[0] in LOOPBACK:
+        return lan.rstrip("/") + request.script_root + "/"
+    return request.url_root

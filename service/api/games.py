@@ -17,7 +17,7 @@ from .. import sheets
 from ..models import GameRow
 from ..rules import Game, RuleSet
 from ..schemas import FastLoader, GameCreateSchema, RollOffSchema, TurnPatchSchema, TurnSchema, VariantSchema
-from .common import client_key, load, resolve_rules
+from .common import client_key, load, public_url, resolve_rules
 
 bp = Blueprint("games", __name__, url_prefix="/games")
 
@@ -112,7 +112,7 @@ def create_game():
     game, token = sheets.create(rules, data["players"], data.get("first_rolls"), client_key())
     # The phone page's address; the token rides in the fragment, which
     # browsers never send, so it stays out of every server log.
-    page = f"{request.host_url}g/{game.id}"
+    page = f"{public_url()}g/{game.id}"
     body = game_body(game)
     body["token"] = token
     body["links"] = {"read": page, "write": f"{page}#token={token}"}

@@ -1,0 +1,55 @@
+"""``/healthz`` and ``/readyz``: for load balancers, systemd and uptime checks.
+
+Liveness says the process answers (no database: a database outage must not
+get healthy app servers restarted). Readiness says this server can serve:
+the database answers within the configured timeouts, with the schema of
+this code (``flask db upgrade`` has run).
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+from flask import Blueprint, current_app, jsonify
+from sqlalchemy import text
+from sqlalchemy.exc import ProgrammingError
+
+from ..errors import TYPE_BASE, problem
+from ..extensions import db
+
+bp = Blueprint("health", __name__)
+
+
+@bp.get("/healthz")
+def healthz():
+    """Alive: the process answers. Never touches the database."""
+    return jsonify({"status": "ok"})
+
+
+@bp.get("/readyz")
+def readyz():
+    """Ready: the database answers and its schema is this code's (else 503)."""
+    try:
+        version = db.session.execute(text("SELECT version_num FROM alembic_version")).scalar()
+    except ProgrammingError:  # PostgreSQL: no such table yet (SQLite says OperationalError: 503 too)
+        version = None
+    db.session.rollback()
+    if version != schema_head():
+        return problem(503, "Service Unavailable",
+                       f"The database schema is at {version!r}, not {schema_head()!r}: run flask db upgrade.",
+                       TYPE_BASE + "not-ready",
+                       headers=[("Retry-After", str(current_app.config["RETRY_AFTER"]))])
+    return jsonify({"status": "ready", "database": db.engine.dialect.name, "schema": version})
+
+
+@lru_cache(maxsize=1)
+def schema_head() -> str:
+    """The newest migration this code ships."""
+    from alembic.config import Config
+    from alembic.script import ScriptDirectory
+
+    from ..app import MIGRATIONS
+
+    cfg = Config()
+    cfg.set_main_option("script_location", str(MIGRATIONS))
+    return ScriptDirectory.from_config(cfg).get_current_head()

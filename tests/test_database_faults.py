@@ -1,0 +1,202 @@
+"""A database that stops answering: 503 with Retry-After, never 500, and recovery without a restart.
+
+PostgreSQL is reached through a TCP proxy the tests break (unreachable,
+restarted, connections killed, a host that never answers); locks are held
+from another connection. SQLite is locked by another writer.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import sqlite3
+import threading
+import time
+
+import pytest
+import sqlalchemy as sa
+
+from service import create_app
+
+from .conftest import PG_URL, Table, dispose, run_sql
+from .faults import TcpProxy
+
+
+def _unavailable(r) -> None:
+    assert r.status_code == 503, (r.status_code, r.get_data()[:300])
+    assert r.mimetype == "application/problem+json"
+    problem = r.get_json()
+    assert problem["type"].endswith("database-unavailable") and problem["status"] == 503
+    assert int(r.headers["Retry-After"]) >= 1
+
+
+@pytest.fixture
+def proxied(postgres_url):
+    """An app whose PostgreSQL sits behind a breakable proxy; yields (app, client, proxy)."""
+    url = sa.engine.make_url(postgres_url)
+    run_sql(postgres_url, "TRUNCATE games RESTART IDENTITY CASCADE")
+    proxy = TcpProxy((url.host or "127.0.0.1", url.port or 5432)).start()
+    app = create_app({"TESTING": True, "SQLALCHEMY_DATABASE_URI": str(url.set(port=proxy.port)).replace(
+        "***", url.password or ""), "DB_CONNECT_TIMEOUT": 2, "DB_LOCK_TIMEOUT_MS": 1000,
+        "DB_STATEMENT_TIMEOUT_MS": 2000, "DB_POOL_TIMEOUT": 2})
+    yield app, app.test_client(), proxy
+    proxy.stop()
+    dispose(app)
+
+
+def _every_endpoint(client, game: Table):
+    """One request per kind that needs the database."""
+    return [
+        client.get(game.url()),
+        client.get(game.url(), headers={"If-None-Match": '"1"'}),
+        client.get(game.url("/turns")),
+        client.post(game.url("/turns"), json={"player": 0, "category": "ones", "scratch": True}, headers=game.auth),
+        client.patch(game.url("/turns/1"), json={"served": True}, headers=game.auth),
+        client.delete(game.url("/turns/last"), headers=game.auth),
+        client.post(game.url("/roll-off"), json={"player": 0, "dice": [1, 2, 3, 4, 5]}, headers=game.auth),
+        client.get(game.url("/sheet.pdf")),
+        client.post("/api/v1/games", json={"variant": "generala", "players": ["Ana", "Beto"]}),
+        client.get("/readyz"),
+    ]
+
+
+def test_unreachable_then_back_without_a_restart(proxied):
+    app, client, proxy = proxied
+    game = Table(client, client.post("/api/v1/games", json={"variant": "generala", "players": ["A", "B"]}).get_json())
+    game.turn(0, "ones", [1, 1, 2, 3, 4])
+    proxy.stop()
+    t = time.monotonic()
+    for r in _every_endpoint(client, game):
+        _unavailable(r)
+    assert time.monotonic() - t < 30  # each answer within the connect timeout
+    # what needs no database still works
+    assert client.get("/healthz").status_code == 200
+    assert client.post("/api/v1/score", json={"variant": "generala", "dice": [1, 2, 3, 4, 5]}).status_code == 200
+    proxy.start()
+    assert client.get("/readyz").status_code == 200
+    assert game.get()["players"][0]["sheet"]["ones"] == 2  # nothing lost
+    game.turn(1, "twos", [2, 2, 1, 3, 4])
+
+
+def test_killed_connections_cost_no_failed_request(proxied):
+    _, client, proxy = proxied
+    game = Table(client, client.post("/api/v1/games", json={"variant": "generala", "players": ["A", "B"]}).get_json())
+    for round_ in range(3):
+        proxy.kill_connections()  # a database restart: every pooled connection is dead
+        assert client.get(game.url()).status_code == 200
+        game.turn(0, ["ones", "twos", "threes"][round_], scratch=True)
+        proxy.kill_connections()
+        game.turn(1, ["ones", "twos", "threes"][round_], scratch=True)
+
+
+def test_a_host_that_never_answers_is_503_within_the_connect_timeout(proxied):
+    app, client, proxy = proxied
+    game = Table(client, client.post("/api/v1/games", json={"variant": "generala", "players": ["A", "B"]}).get_json())
+    proxy.blackhole()
+    proxy.kill_connections()
+    dispose(app)  # no pooled connection left: the next request must connect
+    t = time.monotonic()
+    _unavailable(client.get(game.url()))
+    assert time.monotonic() - t < 2 * 2 + 3  # connect_timeout 2 s (libpq may try twice)
+    proxy.blackhole(False)
+    assert client.get(game.url()).status_code == 200
+
+
+def test_a_table_lock_is_503_after_the_lock_timeout_and_frees_the_worker(proxied, postgres_url):
+    _, client, _ = proxied
+    game = Table(client, client.post("/api/v1/games", json={"variant": "generala", "players": ["A", "B"]}).get_json())
+    engine = sa.create_engine(postgres_url)
+    conn = engine.connect()
+    tx = conn.begin()
+    conn.execute(sa.text("LOCK TABLE games IN ACCESS EXCLUSIVE MODE"))  # held as long as this test likes
+    try:
+        for do in (lambda: client.get(game.url()),
+                   lambda: game.client.post(game.url("/turns"), headers=game.auth,
+                                            json={"player": 0, "category": "ones", "scratch": True})):
+            t = time.monotonic()
+            _unavailable(do())
+            assert time.monotonic() - t < 5  # lock_timeout 1 s, not the lock's 40
+    finally:
+        tx.rollback()
+        conn.close()
+        engine.dispose()
+    assert game.turn(0, "ones", scratch=True)["players"][0]["sheet"]["ones"] == 0
+
+
+# -- SQLite -------------------------------------------------------------------------
+
+
+@pytest.fixture
+def sqlite_app(tmp_path, sqlite_template):
+    import shutil
+
+    path = tmp_path / "faults.sqlite"
+    shutil.copyfile(sqlite_template, path)
+    app = create_app({"TESTING": True, "SQLALCHEMY_DATABASE_URI": f"sqlite:///{path}", "DB_BUSY_TIMEOUT_MS": 500})
+    yield app, app.test_client(), path
+    dispose(app)
+
+
+def test_sqlite_another_writer_holding_the_lock_is_503_for_writes_only(sqlite_app):
+    _, client, path = sqlite_app
+    game = Table(client, client.post("/api/v1/games", json={"variant": "generala", "players": ["A", "B"]}).get_json())
+    other = sqlite3.connect(path, isolation_level=None)
+    other.execute("BEGIN IMMEDIATE")  # another process's writer, stuck mid-transaction
+    try:
+        t = time.monotonic()
+        _unavailable(client.post(game.url("/turns"), headers=game.auth,
+                                 json={"player": 0, "category": "ones", "scratch": True}))
+        assert time.monotonic() - t < 3
+        assert client.get(game.url()).status_code == 200  # WAL: readers never wait for a writer
+    finally:
+        other.execute("ROLLBACK")
+        other.close()
+    game.turn(0, "ones", scratch=True)
+
+
+def test_sqlite_a_stuck_writer_in_another_worker_is_503_not_a_hang(sqlite_app):
+    _, client, path = sqlite_app
+    game = Table(client, client.post("/api/v1/games", json={"variant": "generala", "players": ["A", "B"]}).get_json())
+    fd = os.open(f"{path}.write-lock", os.O_RDWR | os.O_CREAT, 0o600)
+    fcntl.flock(fd, fcntl.LOCK_EX)  # the write lock of service/database.py, held by a stuck worker
+    try:
+        results = []
+        threads = [threading.Thread(target=lambda: results.append(client.post(
+            game.url("/turns"), headers=game.auth, json={"player": 0, "category": "ones", "scratch": True})))
+            for _ in range(3)]
+        t = time.monotonic()
+        for th in threads:
+            th.start()
+        for th in threads:
+            th.join()
+        assert time.monotonic() - t < 3
+        for r in results:
+            _unavailable(r)
+    finally:
+        os.close(fd)
+    game.turn(0, "ones", scratch=True)
+
+
+def test_readyz_says_when_the_schema_is_behind(tmp_path):
+    app = create_app({"TESTING": True, "SQLALCHEMY_DATABASE_URI": f"sqlite:///{tmp_path / 'new.sqlite'}"})
+    r = app.test_client().get("/readyz")
+    assert r.status_code == 503 and r.mimetype == "application/problem+json" and "Retry-After" in r.headers
+    from flask_migrate import upgrade
+
+    with app.app_context():
+        upgrade(revision="0001_games")
+    r = app.test_client().get("/readyz")
+    assert r.status_code == 503 and r.get_json()["type"].endswith("not-ready")
+    with app.app_context():
+        upgrade()
+    r = app.test_client().get("/readyz")
+    assert r.status_code == 200 and r.get_json()["database"] == "sqlite"
+    dispose(app)
+
+
+def test_healthz_needs_no_database(tmp_path):
+    app = create_app({"TESTING": True, "SQLALCHEMY_DATABASE_URI": "postgresql+psycopg://nobody@127.0.0.1:1/none"})
+    r = app.test_client().get("/healthz")
+    assert r.status_code == 200 and r.get_json() == {"status": "ok"}
+    _unavailable(app.test_client().get("/readyz"))
+    _unavailable(app.test_client().get("/api/v1/games/abc"))
