@@ -1,0 +1,177 @@
+"""Running it: retention (purge), backup and restore, on the databases as deployed."""
+
+from __future__ import annotations
+
+import shutil
+import sqlite3
+import subprocess
+import threading
+from datetime import timedelta
+
+import pytest
+import sqlalchemy as sa
+
+from service import create_app
+
+from .conftest import PG_URL, Table, dispose, migrated_app, require
+
+
+def _game(client, status_turns=0, players=("Ana", "Beto")):
+    table = Table(client, client.post("/api/v1/games", json={"variant": "generala", "players": list(players)})
+                  .get_json())
+    for i in range(status_turns):
+        table.turn(i % 2, ["ones", "twos", "threes", "fours", "fives", "sixes", "straight", "full", "four",
+                           "generala"][i // 2], scratch=True)
+    return table
+
+
+def _age(app, game_id: str, days: int) -> None:
+    from service.extensions import db
+    from service.models import GameRow, utcnow
+
+    with app.app_context():
+        db.session.execute(sa.update(GameRow).where(GameRow.id == game_id)
+                           .values(updated_at=utcnow() - timedelta(days=days)))
+        db.session.commit()
+
+
+def _rows(app, game_id: str) -> dict[str, int]:
+    from service.extensions import db
+
+    with app.app_context():
+        return {t.name: db.session.execute(sa.select(sa.func.count()).select_from(t)
+                                           .where(t.c.get("game_id", t.c.get("id")) == game_id)).scalar()
+                for t in db.metadata.sorted_tables}
+
+
+def test_purge_deletes_old_finished_and_abandoned_games_with_everything_under_them(db_app, api):
+    old_done = _game(api, 20)          # finished 200 days ago
+    new_done = _game(api, 20)          # finished 10 days ago
+    abandoned = _game(api, 3)          # unfinished, untouched for 40 days
+    playing = _game(api, 3)            # unfinished, played 5 days ago
+    api.patch(abandoned.url("/turns/1"), json={"served": True}, headers=abandoned.auth)  # a correction row too
+    for table, days in ((old_done, 200), (new_done, 10), (abandoned, 40), (playing, 5)):
+        _age(db_app, table.id, days)
+    assert old_done.get()["status"] == "finished"
+    before = _rows(db_app, abandoned.id)
+    assert before["turns"] == 3 and before["corrections"] == 1 and before["players"] == 2
+
+    runner = db_app.test_cli_runner()
+    dry = runner.invoke(args=["purge", "--dry-run"])
+    assert dry.exit_code == 0 and "would delete 1 finished" in dry.output and "1 unfinished" in dry.output
+    assert api.get(old_done.url()).status_code == 200  # a dry run deletes nothing
+
+    out = runner.invoke(args=["purge"])                  # defaults: 180d finished, 30d untouched
+    assert out.exit_code == 0, out.output
+    assert "deleted 1 finished game(s) older than 180d and 1 unfinished game(s) untouched for 30d" in out.output
+    assert api.get(old_done.url()).status_code == 404 and api.get(abandoned.url()).status_code == 404
+    assert api.get(new_done.url()).status_code == 200 and api.get(playing.url()).status_code == 200
+    for gone in (old_done, abandoned):
+        assert set(_rows(db_app, gone.id).values()) == {0}
+    out = runner.invoke(args=["purge", "--finished-before", "7d", "--untouched-before", "4d"])
+    assert "deleted 1 finished" in out.output and "1 unfinished" in out.output
+    assert runner.invoke(args=["purge", "--finished-before", "soon"]).exit_code != 0
+
+
+def _seed(client, n: int) -> list[Table]:
+    return [_game(client, 2 + i % 5) for i in range(n)]
+
+
+def _snapshot(client, tables) -> dict[str, dict]:
+    return {t.id: client.get(t.url()).get_json() for t in tables}
+
+
+def test_sqlite_backup_while_serving_then_restore(tmp_path, sqlite_template):
+    path = tmp_path / "live.sqlite"
+    shutil.copyfile(sqlite_template, path)
+    app = create_app({"TESTING": True, "SQLALCHEMY_DATABASE_URI": f"sqlite:///{path}", "GAMES_PER_MINUTE": 0})
+    client = app.test_client()
+    tables = _seed(client, 12)
+    # a writer keeps playing while the backup runs: the copy is a consistent snapshot
+    stop = threading.Event()
+    busy = _game(client)
+
+    def play():
+        writer = app.test_client()
+        n = 0
+        while not stop.is_set() and n < 8:
+            writer.post(busy.url("/turns"), headers=busy.auth,
+                        json={"player": n % 2, "category": ["ones", "twos", "threes", "fours"][n // 2],
+                              "scratch": True})
+            n += 1
+
+    thread = threading.Thread(target=play)
+    thread.start()
+    backup = tmp_path / "backup.sqlite"
+    result = app.test_cli_runner().invoke(args=["backup", str(backup)])
+    stop.set()
+    thread.join()
+    assert result.exit_code == 0, result.output
+    with sqlite3.connect(backup) as check:
+        assert check.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+        backed_turns = check.execute("SELECT count(*) FROM turns WHERE game_id = ?", (busy.id,)).fetchone()[0]
+    saved = _snapshot(client, tables)
+    # after the backup: a game is lost, another changes
+    client.delete(tables[0].url("/turns/last"), headers=tables[0].auth)
+    later = _game(client)
+    assert app.test_cli_runner().invoke(args=["backup", str(backup)]).exit_code != 0  # never overwrites
+
+    result = app.test_cli_runner().invoke(args=["restore", str(backup), "--yes"])
+    assert result.exit_code == 0, result.output
+    assert _snapshot(client, tables) == saved                  # every game as backed up
+    assert client.get(later.url()).status_code == 404          # what came after is gone
+    assert len(client.get(busy.url("/turns")).get_json()["turns"]) == backed_turns
+    _game(client)                                              # and it serves on
+    dispose(app)
+
+
+def test_restore_refuses_a_damaged_file(tmp_path, sqlite_template):
+    path = tmp_path / "live.sqlite"
+    shutil.copyfile(sqlite_template, path)
+    app = create_app({"TESTING": True, "SQLALCHEMY_DATABASE_URI": f"sqlite:///{path}"})
+    bad = tmp_path / "bad.sqlite"
+    bad.write_bytes(b"SQLite format 3\x00" + b"\x00" * 200)
+    result = app.test_cli_runner().invoke(args=["restore", str(bad), "--yes"])
+    assert result.exit_code != 0
+    dispose(app)
+
+
+def test_postgresql_pg_dump_and_pg_restore(postgres_url, tmp_path):
+    require(shutil.which("pg_dump") is not None and shutil.which("pg_restore") is not None,
+            "pg_dump and pg_restore are not installed (apt-get install postgresql-client)")
+    from .conftest import run_sql
+
+    run_sql(postgres_url, "TRUNCATE games RESTART IDENTITY CASCADE")
+    app = create_app({"TESTING": True, "SQLALCHEMY_DATABASE_URI": postgres_url, "GAMES_PER_MINUTE": 0})
+    client = app.test_client()
+    tables = _seed(client, 8)
+    client.patch(tables[1].url("/turns/1"), json={"served": True}, headers=tables[1].auth)
+    saved = _snapshot(client, tables)
+    history = client.get(tables[1].url("/turns")).get_json()
+    dispose(app)
+
+    url = sa.engine.make_url(postgres_url)
+    libpq = url.set(drivername="postgresql").render_as_string(hide_password=False)
+    dump = tmp_path / "anotador.dump"
+    subprocess.run(["pg_dump", "--format=custom", "--no-owner", f"--file={dump}", libpq], check=True)
+    restored = url.set(database="anotador_restore_test")
+    admin = sa.create_engine(url, isolation_level="AUTOCOMMIT")
+    with admin.connect() as conn:
+        conn.execute(sa.text("DROP DATABASE IF EXISTS anotador_restore_test"))
+        conn.execute(sa.text("CREATE DATABASE anotador_restore_test"))
+    try:
+        subprocess.run(["pg_restore", "--no-owner", "--exit-on-error",
+                        f"--dbname={restored.set(drivername='postgresql').render_as_string(hide_password=False)}",
+                        str(dump)], check=True)
+        app = create_app({"TESTING": True, "SQLALCHEMY_DATABASE_URI": restored.render_as_string(hide_password=False)})
+        client = app.test_client()
+        assert _snapshot(client, tables) == saved
+        assert client.get(tables[1].url("/turns")).get_json() == history
+        assert client.get("/readyz").status_code == 200
+        tables[0].client = client
+        tables[0].turn(tables[0].get()["turn"]["player"], "full", scratch=True)  # it plays on
+        dispose(app)
+    finally:
+        with admin.connect() as conn:
+            conn.execute(sa.text("DROP DATABASE IF EXISTS anotador_restore_test"))
+        admin.dispose()
