@@ -1,0 +1,110 @@
+"""What already holds, kept under test: headers, tokens, no CORS, bounded memory."""
+
+from __future__ import annotations
+
+import http.client
+import os
+import random
+import time
+from urllib.parse import quote
+
+import pytest
+
+from .test_serving import gunicorn_pids, serve
+
+
+def test_the_page_allows_only_itself_and_no_framing(client):
+    for url in ("/", "/g/abc123"):
+        r = client.get(url)
+        csp = r.headers["Content-Security-Policy"]
+        assert "frame-ancestors 'none'" in csp and "script-src 'self'" in csp and "object-src 'none'" in csp
+        assert "unsafe-inline" not in csp and "unsafe-eval" not in csp
+        assert r.headers["X-Frame-Options"] == "DENY" and r.headers["X-Content-Type-Options"] == "nosniff"
+        assert r.headers["Referrer-Policy"] == "no-referrer"
+
+
+@pytest.mark.parametrize(("method", "url", "body"), [
+    ("POST", "/api/v1/score", {"variant": "generala", "dice": [1, 2, 3, 4, 5]}),
+    ("POST", "/api/v1/score", {"variant": "generala", "dice": [1, 2, 3, 4, 9]}),
+    ("GET", "/api/v1/games/nope", None),
+    ("GET", "/api/v1/nothing-here", None),
+    ("GET", "/api/v1/variants", None),
+    ("GET", "/openapi.yaml", None),
+])
+def test_api_answers_are_data_and_not_stored_unless_meant_to_be(client, method, url, body):
+    r = client.open(url, method=method, json=body)
+    assert r.headers["X-Content-Type-Options"] == "nosniff"
+    assert r.headers["Content-Security-Policy"].startswith("default-src 'none'")
+    cache = r.headers["Cache-Control"]
+    if url in ("/api/v1/variants", "/openapi.yaml"):
+        assert "max-age" in cache and r.headers["ETag"]   # cacheable, with a validator
+    else:
+        assert cache == "no-store"
+
+
+def test_static_files_are_cacheable_with_validators(client):
+    r = client.get("/static/app.css")
+    assert r.status_code == 200 and r.headers["ETag"] and r.headers["X-Content-Type-Options"] == "nosniff"
+    again = client.get("/static/app.css", headers={"If-None-Match": r.headers["ETag"]})
+    assert again.status_code == 304
+
+
+def test_no_cross_origin_access(client):
+    pre = client.open("/api/v1/score", method="OPTIONS", headers={
+        "Origin": "https://evil.example", "Access-Control-Request-Method": "POST",
+        "Access-Control-Request-Headers": "content-type"})
+    assert "Access-Control-Allow-Origin" not in pre.headers
+    r = client.post("/api/v1/score", json={"variant": "generala", "dice": [1, 2, 3, 4, 5]},
+                    headers={"Origin": "https://evil.example"})
+    assert r.status_code == 200 and not any(h.startswith("Access-Control-") for h in r.headers.keys())
+
+
+def test_tokens_are_compared_in_constant_time(new_game, monkeypatch):
+    from service import sheets
+
+    calls = []
+    real = sheets.hmac.compare_digest
+    monkeypatch.setattr(sheets.hmac, "compare_digest", lambda a, b: calls.append((a, b)) or real(a, b))
+    table = new_game("generala", ["Ana", "Beto"])
+    for token in ("x", table.token[:-1] + "A", table.token):
+        table.client.post(table.url("/turns"), json={"player": 0, "category": "ones", "scratch": True},
+                          headers={"Authorization": f"Bearer {token}"})
+    # every check went through compare_digest, on hashes of equal length
+    assert len(calls) == 3 and all(len(a) == len(b) == 64 for a, b in calls)
+
+
+@pytest.mark.slow
+def test_worker_memory_stays_flat_over_a_thousand_pdfs(tmp_path):
+    """1,000 sheets with new names each: the worker's resident memory does not grow with them."""
+    rnd = random.Random(5)
+    letters = "abcdefghijklmnopqrstuvwxyzñçãõЖШЩΩμ"
+
+    def sheet_url(i):
+        names = "&".join("names=" + quote("".join(rnd.choice(letters) for _ in range(12)) + str(i)) for _ in range(6))
+        variant = ["generala", "generala-doble", "general-pr", "double-cameroon"][i % 4]
+        return f"/api/v1/variants/{variant}/sheet.pdf?players=6&{names}&games={1 + i % 3}&lang=es"
+
+    def get_pdf(url):
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+        conn.request("GET", url)
+        resp = conn.getresponse()
+        data = resp.read()
+        conn.close()
+        return resp.status == 200 and data.startswith(b"%PDF")
+
+    def rss(pid):
+        with open(f"/proc/{pid}/status") as f:
+            return next(int(line.split()[1]) for line in f if line.startswith("VmRSS")) // 1024
+
+    with serve(tmp_path, env={"WORKERS": "1"}) as (proc, port):
+        (worker,) = gunicorn_pids(proc.pid)
+        for i in range(300):  # warm: fonts, caches filled to their bounds
+            assert get_pdf(sheet_url(i))
+        before = rss(worker)
+        t = time.monotonic()
+        for i in range(300, 1300):
+            assert get_pdf(sheet_url(i))
+        after = rss(worker)
+        print(f"\n1,000 PDFs in {time.monotonic() - t:.1f} s; worker RSS {before} -> {after} MB")
+    assert after - before < 15, (before, after)
+    assert os.path.exists(proc.log_path)  # type: ignore[attr-defined]
