@@ -11,7 +11,7 @@ import json
 import re
 from typing import Any, Iterable, Mapping
 
-from flask import Flask, Response, current_app, request
+from flask import Flask, Response, current_app, g, request
 from werkzeug.exceptions import BadRequest, HTTPException, RequestEntityTooLarge, UnsupportedMediaType
 
 PROBLEM = "application/problem+json"
@@ -154,6 +154,7 @@ def json_body() -> Any:
         value = _decoder.decode(text)
         if _SURROGATE_ESCAPE.search(text):
             _check_text(value)
+        g.json_body = value  # as parsed: what an Idempotency-Key's fingerprint is taken of
     except (ValueError, RecursionError) as exc:
         # ValueError covers bad UTF-8, too-long integers and the checks
         # above; none is the client's data, so none is kept.

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from datetime import datetime, timezone
 
-from sqlalchemy import JSON, Boolean, DateTime, ForeignKey, Index, Integer, String, UniqueConstraint
+from sqlalchemy import JSON, Boolean, DateTime, ForeignKey, Index, Integer, String, Text, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
 from .extensions import db
@@ -137,3 +137,25 @@ class CorrectionRow(db.Model):
     boxes: Mapped[list] = mapped_column(JSON)
     #: When the turn took the values now replaced.
     recorded_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+
+
+class IdempotencyRow(db.Model):
+    """The answer to a write sent with an ``Idempotency-Key``, kept for its retries.
+
+    Stored in the write's own transaction, so a retry (or a concurrent copy,
+    which waits for the game's lock) finds it and gets the same answer
+    without the change being applied twice.
+    """
+
+    __tablename__ = "idempotency_keys"
+    __table_args__ = (UniqueConstraint("game_id", "key"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    game_id: Mapped[str] = mapped_column(ForeignKey("games.id", ondelete="CASCADE"), index=True)
+    key: Mapped[str] = mapped_column(String(255))
+    #: SHA-256 of the method, path and canonical JSON body.
+    fingerprint: Mapped[str] = mapped_column(String(64))
+    status: Mapped[int] = mapped_column(Integer)
+    body: Mapped[str] = mapped_column(Text)
+    etag: Mapped[str] = mapped_column(String(40))
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)

@@ -14,7 +14,8 @@ import hmac
 import secrets
 import math
 from datetime import datetime, timedelta, timezone
-from typing import Any, Sequence
+from dataclasses import dataclass
+from typing import Any, Callable, Sequence
 
 from flask import current_app
 from sqlalchemy import delete, func, select
@@ -22,7 +23,7 @@ from sqlalchemy.exc import IntegrityError
 
 from .database import begin_write
 from .extensions import db
-from .models import CorrectionRow, EntryRow, GameRow, PlayerRow, RollOffRow, TurnRow, utcnow
+from .models import CorrectionRow, EntryRow, GameRow, IdempotencyRow, PlayerRow, RollOffRow, TurnRow, utcnow
 from .rules import Choice, Game, InvalidTurnError, Play, RuleSet, RulesError, build_rules, clean_names, first_player
 from .rules.game import name_key
 
@@ -62,6 +63,37 @@ class TooManyGames(Exception):
 
 class PreconditionFailed(Exception):
     """If-Match named a version that is no longer current (412)."""
+
+
+#: How long the answer to a write is kept for retries with its Idempotency-Key.
+IDEMPOTENCY_TTL = timedelta(hours=24)
+
+
+@dataclass
+class Idempotency:
+    """A write sent with an ``Idempotency-Key`` (IETF httpapi draft semantics).
+
+    ``fingerprint`` identifies the request (method, path, body); ``render``
+    makes the answer (status, JSON body, ETag) from the game as written,
+    stored in the same transaction as the change.
+    """
+
+    key: str
+    fingerprint: str
+    render: Callable[[GameRow, Game], tuple[int, str, str]]
+    stored: tuple[int, str, str] | None = None
+
+
+class Replay(Exception):
+    """This key's write was applied before: answer as then, apply nothing."""
+
+    def __init__(self, status: int, body: str, etag: str):
+        super().__init__(status)
+        self.status, self.body, self.etag = status, body, etag
+
+
+class IdempotencyMismatch(Exception):
+    """The key was used before with another request (422)."""
 
 
 # -- tokens ---------------------------------------------------------------------
@@ -197,17 +229,46 @@ def _check_rate(creator: str) -> None:
                            wait)
 
 
-def _lock(game_id: str, token: str | None, if_match: Any) -> GameRow:
-    """Begin a write: lock the game, check the token and If-Match."""
+def _lock(game_id: str, token: str | None, if_match: Any, idem: Idempotency | None = None) -> GameRow:
+    """Begin a write: lock the game, check the token, replay a known key, check If-Match.
+
+    The key is looked up under the game's lock, so a retry racing its own
+    original waits for it and then replays its answer. It comes before
+    If-Match: the original changed the version a retry still names.
+    """
     begin_write()
     stmt = select(GameRow).where(GameRow.id == game_id).with_for_update()
     game = db.session.scalars(stmt).first() if _possible_id(game_id) else None
     if game is None:
         raise GameNotFound(game_id)
     check_token(game, token)
-    if if_match is not None and not if_match.contains(str(game.version)) and not if_match.star_tag:
+    if idem is not None:
+        _replay(game, idem)
+    if if_match is not None and str(game.version) not in if_match and "*" not in if_match:
         raise PreconditionFailed()
     return game
+
+
+def _replay(game: GameRow, idem: Idempotency) -> None:
+    row = db.session.scalars(select(IdempotencyRow).where(
+        IdempotencyRow.game_id == game.id, IdempotencyRow.key == idem.key)).first()
+    if row is None:
+        return
+    db.session.rollback()  # nothing to write: let the game go
+    if row.fingerprint != idem.fingerprint:
+        raise IdempotencyMismatch()
+    raise Replay(row.status, row.body, row.etag)
+
+
+def _remember(game: GameRow, state: Game, idem: Idempotency | None) -> None:
+    """Store the answer under the key, in the write's transaction; forget keys past their day."""
+    if idem is None:
+        return
+    status, body, etag = idem.stored = idem.render(game, state)
+    db.session.execute(delete(IdempotencyRow).where(
+        IdempotencyRow.game_id == game.id, IdempotencyRow.created_at < utcnow() - IDEMPOTENCY_TTL))
+    db.session.add(IdempotencyRow(game_id=game.id, key=idem.key, fingerprint=idem.fingerprint, status=status,
+                                  body=body, etag=etag))
 
 
 def _commit() -> None:
@@ -240,21 +301,24 @@ def _write_play(game: GameRow, number: int, play: Play) -> TurnRow:
     return turn
 
 
-def record_turn(game_id: str, token: str | None, if_match: Any, data: dict[str, Any]) -> tuple[GameRow, Game]:
+def record_turn(game_id: str, token: str | None, if_match: Any, data: dict[str, Any],
+                idem: Idempotency | None = None) -> tuple[GameRow, Game]:
     """Record the next turn; the engine checks whose turn and which boxes."""
-    game = _lock(game_id, token, if_match)
+    game = _lock(game_id, token, if_match, idem)
     state = state_of(game)
     choices = turn_choices(data, state.rules)
     play = state.play(data["player"], data.get("dice"), data.get("served", False), choices)
     _write_play(game, state.turns, play)
     _apply_outcome(game, state)
+    _remember(game, state, idem)
     _commit()
     return game, state
 
 
-def undo_last(game_id: str, token: str | None, if_match: Any) -> tuple[GameRow, Game]:
+def undo_last(game_id: str, token: str | None, if_match: Any,
+              idem: Idempotency | None = None) -> tuple[GameRow, Game]:
     """Remove the last turn (an instant win included) and any roll-off after it."""
-    game = _lock(game_id, token, if_match)
+    game = _lock(game_id, token, if_match, idem)
     last = db.session.scalars(
         select(TurnRow).where(TurnRow.game_id == game.id).order_by(TurnRow.number.desc()).limit(1)).first()
     if last is None:
@@ -268,6 +332,7 @@ def undo_last(game_id: str, token: str | None, if_match: Any) -> tuple[GameRow, 
     state.instant_winner = None
     state.roll_offs = []
     _apply_outcome(game, state)
+    _remember(game, state, idem)
     _commit()
     return game, state
 
@@ -294,7 +359,7 @@ def _choices_of(turn: TurnRow) -> list[Choice]:
 
 
 def correct_turn(game_id: str, token: str | None, if_match: Any, number: int,
-                 data: dict[str, Any]) -> tuple[GameRow, Game]:
+                 data: dict[str, Any], idem: Idempotency | None = None) -> tuple[GameRow, Game]:
     """Correct turn ``number`` and re-check every turn from the start.
 
     ``data`` may hold ``dice``, ``served``, and the box (``category`` and
@@ -302,7 +367,7 @@ def correct_turn(game_id: str, token: str | None, if_match: Any, number: int,
     correction that a later turn no longer fits is refused whole (409),
     naming that turn.
     """
-    game = _lock(game_id, token, if_match)
+    game = _lock(game_id, token, if_match, idem)
     turns = turns_of(game)
     if not 1 <= number <= len(turns):
         raise GameNotFound(f"turn {number}")
@@ -355,17 +420,20 @@ def correct_turn(game_id: str, token: str | None, if_match: Any, number: int,
         db.session.execute(delete(RollOffRow).where(RollOffRow.game_id == game.id))
     _apply_outcome(game, state)
     db.session.expire(target, ["entries"])
+    _remember(game, state, idem)
     _commit()
     return game, state
 
 
-def roll_off(game_id: str, token: str | None, if_match: Any, player: int, dice: Any) -> tuple[GameRow, Game]:
+def roll_off(game_id: str, token: str | None, if_match: Any, player: int, dice: Any,
+             idem: Idempotency | None = None) -> tuple[GameRow, Game]:
     """Record one tie-break roll; the game ends when one player is highest."""
-    game = _lock(game_id, token, if_match)
+    game = _lock(game_id, token, if_match, idem)
     state = state_of(game)
     state.roll_off(player, dice)
     db.session.add(RollOffRow(game_id=game.id, seq=len(state.roll_offs), player=player, dice=list(dice)))
     _apply_outcome(game, state)
+    _remember(game, state, idem)
     _commit()
     return game, state
 

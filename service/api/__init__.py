@@ -47,6 +47,10 @@ def domain_problem(exc: Exception) -> Problem:
     if isinstance(exc, sheets.PreconditionFailed):
         return DomainProblem(412, "stale", "Precondition Failed",
                              "The game changed since the version in If-Match; reload it and try again.")
+    if isinstance(exc, sheets.IdempotencyMismatch):
+        return ValidationProblem({"Idempotency-Key": [
+            "This key was used for another request; send a new key for a new request."]},
+            detail="This Idempotency-Key was used for another request (another body or URL).")
     if isinstance(exc, sheets.TooManyGames):
         return DomainProblem(429, "rate-limited", "Too Many Requests", exc.message,
                              headers=[("Retry-After", str(exc.retry_after))])
@@ -79,5 +83,5 @@ def init_app(app: Flask) -> None:
     app.register_blueprint(spec.bp)
     app.register_blueprint(health.bp)
     for cls in (RulesError, SheetOptionError, sheets.GameNotFound, sheets.Unauthorized, sheets.Forbidden,
-                sheets.PreconditionFailed, sheets.Conflict, sheets.TooManyGames):
+                sheets.PreconditionFailed, sheets.Conflict, sheets.TooManyGames, sheets.IdempotencyMismatch):
         app.register_error_handler(cls, lambda exc: render(domain_problem(exc)))

@@ -9,9 +9,13 @@ guard against lost updates with ``If-Match`` (412 when stale).
 
 from __future__ import annotations
 
+import hashlib
+import json
+import re
 from typing import Any
 
-from flask import Blueprint, Response, jsonify, request, url_for
+from flask import Blueprint, Response, current_app, g, jsonify, request, url_for
+from werkzeug.exceptions import BadRequest
 
 from .. import sheets
 from ..models import GameRow
@@ -102,6 +106,71 @@ def turn_body(turn, corrections=()) -> dict[str, Any]:
     }
 
 
+# -- conditional requests and idempotency ---------------------------------------
+
+#: The suffix Flask-Compress gives a strong ETag of a compressed answer
+#: ("5" → "5:gzip"): the same version, in another encoding.
+_ENCODED = re.compile(r":(?:gzip|br|zstd|deflate)$")
+
+
+def versions(tags, weak: bool) -> set[str] | None:
+    """The versions an If-Match (strong) or If-None-Match (weak) header names; "*" for any."""
+    if not tags:
+        return None
+    if tags.star_tag:
+        return {"*"}
+    return {_ENCODED.sub("", tag) for tag in tags.as_set(include_weak=weak) if tag}
+
+
+#: An Idempotency-Key: visible ASCII but quotes and backslashes (the
+#: draft's string), at most 255 characters (a UUID fits).
+_KEY = re.compile(r"[\x21\x23-\x5b\x5d-\x7e]{1,255}")
+
+
+def idempotency(status: int) -> sheets.Idempotency | None:
+    """The request's ``Idempotency-Key``, with what identifies the request and renders its answer.
+
+    Quoted (``"8e03..."``, the draft's structured string) or bare. The
+    fingerprint covers the method, the path and the JSON body in canonical
+    form, so a retry that serializes the same body differently still matches.
+    """
+    raw = request.headers.get("Idempotency-Key")
+    if raw is None:
+        return None
+    key = raw.strip()
+    if len(key) >= 2 and key[0] == key[-1] == '"':
+        key = key[1:-1]
+    if not _KEY.fullmatch(key):
+        raise BadRequest("Idempotency-Key must be 1 to 255 visible ASCII characters (a UUID, say).")
+    body = g.get("json_body")
+    canonical = "" if body is None else json.dumps(body, sort_keys=True, separators=(",", ":"))
+    digest = hashlib.sha256(f"{request.method} {request.path}\n{canonical}".encode("utf-8")).hexdigest()
+
+    def render(game: GameRow, state: Game) -> tuple[int, str, str]:
+        return status, current_app.json.dumps(game_body(game, state)), etag(game.version)
+
+    return sheets.Idempotency(key, digest, render)
+
+
+def write(status: int, change) -> Response:
+    """Run a write (``change(if_match, idem)``); answer with the game, or replay a key's answer."""
+    idem = idempotency(status)
+    try:
+        game, state = change(versions(request.if_match, weak=False), idem)
+    except sheets.Replay as replay:
+        response = current_app.response_class(replay.body, status=replay.status, mimetype="application/json")
+        response.headers["ETag"] = replay.etag
+        response.headers["Cache-Control"] = NO_CACHE
+        response.headers["Idempotent-Replayed"] = "true"
+        return response
+    if idem is not None and idem.stored is not None:
+        response = current_app.response_class(idem.stored[1], status=status, mimetype="application/json")
+        response.headers["ETag"] = idem.stored[2]
+        response.headers["Cache-Control"] = NO_CACHE
+        return response
+    return game_response(game, state, status)
+
+
 # -- views ----------------------------------------------------------------------
 
 @bp.post("")
@@ -127,9 +196,10 @@ def create_game():
 @bp.get("/<game_id>")
 def get_game(game_id: str):
     """The shared sheet; 304 while the ETag sent is still current."""
-    if request.if_none_match:
+    seen = versions(request.if_none_match, weak=True)
+    if seen:
         version = sheets.version_of(game_id)
-        if request.if_none_match.contains(str(version)):
+        if str(version) in seen or "*" in seen:
             response = Response(status=304)
             response.headers["ETag"] = etag(version)
             response.headers["Cache-Control"] = NO_CACHE
@@ -141,7 +211,7 @@ def get_game(game_id: str):
 def record_turn(game_id: str):
     """Record the next turn; the server computes the points."""
     data = load(_turn)
-    return game_response(*sheets.record_turn(game_id, bearer(), request.if_match or None, data), status=201)
+    return write(201, lambda if_match, idem: sheets.record_turn(game_id, bearer(), if_match, data, idem))
 
 
 @bp.get("/<game_id>/turns")
@@ -162,19 +232,19 @@ def list_turns(game_id: str):
 @bp.delete("/<game_id>/turns/last")
 def undo_turn(game_id: str):
     """Undo the last turn, an instant win included."""
-    return game_response(*sheets.undo_last(game_id, bearer(), request.if_match or None))
+    return write(200, lambda if_match, idem: sheets.undo_last(game_id, bearer(), if_match, idem))
 
 
 @bp.patch("/<game_id>/turns/<int(signed=True):number>")
 def correct_turn(game_id: str, number: int):
     """Correct a recorded turn; every later turn is checked again."""
     data = load(_patch)
-    return game_response(*sheets.correct_turn(game_id, bearer(), request.if_match or None, number, data))
+    return write(200, lambda if_match, idem: sheets.correct_turn(game_id, bearer(), if_match, number, data, idem))
 
 
 @bp.post("/<game_id>/roll-off")
 def roll_off(game_id: str):
     """One tied player's roll-off roll (``tie_break: roll_off``)."""
     data = load(_roll_off)
-    result = sheets.roll_off(game_id, bearer(), request.if_match or None, data["player"], data["dice"])
-    return game_response(*result, status=201)
+    return write(201, lambda if_match, idem: sheets.roll_off(game_id, bearer(), if_match, data["player"],
+                                                             data["dice"], idem))

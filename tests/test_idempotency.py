@@ -1,0 +1,170 @@
+"""Idempotency-Key on every game write: a retry answers as the first time and applies nothing.
+
+The IETF httpapi draft's semantics: the same key and request replay the
+stored answer (status and body); the same key with another request is 422.
+On SQLite and PostgreSQL, in process and under gunicorn with real concurrency.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from datetime import timedelta
+
+import pytest
+import sqlalchemy as sa
+
+from bench._http import gunicorn, request
+
+KEY = "8e03978e-40d5-43e8-bc93-6894a57f9324"
+
+
+def post(table, suffix, body, key=KEY, method="POST", **headers):
+    hdrs = {**table.auth, **headers}
+    if key is not None:
+        hdrs["Idempotency-Key"] = key
+    return table.client.open(table.url(suffix), method=method, json=body, headers=hdrs)
+
+
+def turns(table):
+    return table.client.get(table.url("/turns")).get_json()["turns"]
+
+
+def test_a_retried_turn_answers_the_same_and_is_recorded_once(new_game):
+    table = new_game("generala", ["Ana", "Beto"])
+    body = {"player": 0, "dice": [6, 6, 6, 1, 1], "served": True, "category": "full"}
+    first = post(table, "/turns", body)
+    assert first.status_code == 201 and "Idempotent-Replayed" not in first.headers
+    table.turn(1, "ones", [1, 1, 2, 3, 4])               # the game moves on meanwhile
+    again = post(table, "/turns", body)
+    assert again.status_code == 201 and again.headers["Idempotent-Replayed"] == "true"
+    assert again.get_json() == first.get_json() and again.headers["ETag"] == first.headers["ETag"]
+    assert [t["player"] for t in turns(table)] == [0, 1]  # applied once
+    # the same body serialized another way is the same request
+    reordered = table.client.post(table.url("/turns"), headers={**table.auth, "Idempotency-Key": f'"{KEY}"'},
+                                  data=json.dumps(dict(reversed(list(body.items())))),
+                                  content_type="application/json")
+    assert reordered.status_code == 201 and reordered.get_json() == first.get_json()
+
+
+def test_the_same_key_with_another_request_is_422(new_game):
+    table = new_game("generala", ["Ana", "Beto"])
+    assert post(table, "/turns", {"player": 0, "dice": [6, 6, 6, 1, 1], "category": "sixes"}).status_code == 201
+    version = table.get()["version"]
+    r = post(table, "/turns", {"player": 1, "dice": [6, 6, 6, 1, 1], "category": "sixes"})
+    assert r.status_code == 422 and "Idempotency-Key" in r.get_json()["errors"]
+    r = post(table, "/turns/1", {"served": True}, method="PATCH")   # another URL
+    assert r.status_code == 422
+    assert table.get()["version"] == version                         # nothing changed
+
+
+def test_undo_with_a_key_undoes_once(new_game):
+    table = new_game("generala", ["Ana", "Beto"])
+    for p, box in ((0, "ones"), (1, "ones"), (0, "twos")):
+        table.turn(p, box, scratch=True)
+    first = post(table, "/turns/last", None, method="DELETE", key="undo-1")
+    second = post(table, "/turns/last", None, method="DELETE", key="undo-1")
+    assert first.status_code == second.status_code == 200 and second.get_json() == first.get_json()
+    assert len(turns(table)) == 2
+    assert post(table, "/turns/last", None, method="DELETE", key="undo-2").status_code == 200
+    assert len(turns(table)) == 1
+
+
+def test_corrections_and_roll_offs_take_keys_too(new_game):
+    table = new_game({"base": "generala", "tie_break": "roll_off"}, ["Ana", "Beto"])
+    table.turn(0, "ones", [1, 1, 2, 3, 4])
+    for _ in range(2):
+        r = post(table, "/turns/1", {"category": "twos"}, method="PATCH", key="fix-1")
+        assert r.status_code == 200
+    history = turns(table)
+    assert len(history[0]["corrections"]) == 1  # corrected once, not twice
+    boxes = ["ones", "twos", "threes", "fours", "fives", "sixes", "straight", "full", "four", "generala"]
+    table.undo()
+    for i in range(20):
+        table.turn(i % 2, boxes[i // 2], scratch=True)
+    assert table.get()["roll_off"]["players"] == [0, 1]
+    for _ in range(3):
+        r = post(table, "/roll-off", {"player": 0, "dice": [6, 6, 6, 6, 5]}, key="roll-ana")
+        assert r.status_code == 201
+    assert len(table.client.get(table.url("/turns")).get_json()["roll_offs"]) == 1
+
+
+def test_an_error_is_not_stored_and_a_retry_is_checked_again(new_game):
+    table = new_game("generala", ["Ana", "Beto"])
+    r = post(table, "/turns", {"player": 1, "category": "ones", "scratch": True}, key="early")
+    assert r.status_code == 409  # not Beto's turn yet
+    table.turn(0, "ones", scratch=True)
+    assert post(table, "/turns", {"player": 1, "category": "ones", "scratch": True}, key="early").status_code == 201
+
+
+@pytest.mark.parametrize("key", ["", "x" * 256, "clé", "two words", '"'])
+def test_a_malformed_key_is_400(new_game, key):
+    table = new_game("generala", ["Ana", "Beto"])
+    r = post(table, "/turns", {"player": 0, "category": "ones", "scratch": True}, key=key)
+    assert r.status_code == 400 and r.mimetype == "application/problem+json"
+    assert turns(table) == []
+
+
+def test_keys_belong_to_one_game_and_are_forgotten_after_a_day(new_game, db_app):
+    from service.extensions import db
+    from service.models import IdempotencyRow, utcnow
+
+    a, b = new_game("generala", ["Ana", "Beto"]), new_game("generala", ["Ceci", "Dani"])
+    body = {"player": 0, "category": "ones", "scratch": True}
+    assert post(a, "/turns", body).status_code == 201
+    assert post(b, "/turns", body).status_code == 201   # the same key in another game is another request
+    with db_app.app_context():
+        db.session.execute(sa.update(IdempotencyRow).values(created_at=utcnow() - timedelta(hours=25)))
+        db.session.commit()
+    a.turn(1, "ones", scratch=True)
+    post(a, "/turns", {"player": 0, "category": "twos", "scratch": True}, key="fresh")  # clears the old keys
+    with db_app.app_context():
+        assert db.session.scalar(sa.select(sa.func.count()).select_from(IdempotencyRow)
+                                 .where(IdempotencyRow.game_id == a.id)) == 1
+
+
+def test_concurrent_retries_with_one_key_apply_once_in_process(db_app, new_game):
+    table = new_game("generala", ["Ana", "Beto"])
+    barrier = threading.Barrier(8)
+    answers = []
+
+    def retry():
+        client = db_app.test_client()
+        barrier.wait()
+        r = client.post(table.url("/turns"), json={"player": 0, "dice": [5, 5, 5, 5, 1], "category": "fives"},
+                        headers={**table.auth, "Idempotency-Key": "same-tap"})
+        answers.append((r.status_code, r.get_data()))
+
+    threads = [threading.Thread(target=retry) for _ in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert {status for status, _ in answers} == {201} and len({body for _, body in answers}) == 1
+    assert len(turns(table)) == 1
+
+
+@pytest.mark.slow
+def test_concurrent_retries_with_one_key_apply_once_under_gunicorn(db_url):
+    with gunicorn("wsgi:app", workers=4, worker_class="gthread", threads=4,
+                  env={"DATABASE_URL": db_url, "ANOTADOR_GAMES_PER_MINUTE": "0"}) as srv:
+        status, _, game = request(srv.port, "POST", "/api/v1/games", {"variant": "generala", "players": ["A", "B"]})
+        auth = {"Authorization": f"Bearer {game['token']}", "Idempotency-Key": "tap-1"}
+        barrier = threading.Barrier(16)
+        answers = []
+
+        def retry():
+            barrier.wait()
+            answers.append(request(srv.port, "POST", f"/api/v1/games/{game['id']}/turns",
+                                   {"player": 0, "dice": [2, 2, 2, 3, 3], "category": "full"}, auth))
+
+        threads = [threading.Thread(target=retry) for _ in range(16)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        _, _, history = request(srv.port, "GET", f"/api/v1/games/{game['id']}/turns")
+    assert [a[0] for a in answers] == [201] * 16
+    assert len({json.dumps(a[2], sort_keys=True) for a in answers}) == 1
+    assert len(history["turns"]) == 1
+    assert sum(1 for a in answers if a[1].get("Idempotent-Replayed") == "true") == 15
