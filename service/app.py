@@ -10,7 +10,7 @@ from flask import Flask
 from werkzeug.middleware.proxy_fix import ProxyFix
 
 from . import cli, config, database, errors, headers
-from .extensions import db, migrate
+from .extensions import compress, db, migrate
 
 MIGRATIONS = Path(__file__).resolve().parent / "migrations"
 
@@ -45,6 +45,7 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     database.init_app(app)
     errors.init_app(app)
     headers.init_app(app)
+    compress.init_app(app)  # after headers: it runs first, on the finished answer
     cli.init_app(app)
 
     from . import models  # noqa: F401 - the models must be known to migrations

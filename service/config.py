@@ -13,6 +13,14 @@ class Defaults:
     #: Requests are a few dice and a sheet; 16 KiB is generous and caps abuse.
     MAX_CONTENT_LENGTH = 16 * 1024
     SQLALCHEMY_ENGINE_OPTIONS: dict = {}
+    #: Text answers are compressed (brotli, zstd or gzip, as the client
+    #: accepts): scripts/serve has no proxy to do it. Behind nginx too, so
+    #: every deployment sends the same bytes.
+    COMPRESS_MIMETYPES = ["application/json", "application/problem+json", "application/yaml", "text/html",
+                          "text/css", "text/javascript", "application/javascript", "image/svg+xml",
+                          "application/manifest+json"]
+    COMPRESS_MIN_SIZE = 512
+    COMPRESS_STREAMING_ENDPOINT_CONDITIONAL = ["web.static"]
     #: Seconds clients and proxies may cache variant descriptions.
     VARIANTS_MAX_AGE = 3600
     #: Corrections one game keeps: a 12-player game has at most 132 turns,

@@ -1,5 +1,6 @@
 """Extensions, created unbound and attached to an app in ``create_app``."""
 
+from flask_compress import Compress
 from flask_migrate import Migrate
 from flask_sqlalchemy import SQLAlchemy
 from sqlalchemy import MetaData
@@ -17,3 +18,4 @@ NAMING = {
 # reading every row back after the commit.
 db = SQLAlchemy(metadata=MetaData(naming_convention=NAMING), session_options={"expire_on_commit": False})
 migrate = Migrate()
+compress = Compress()

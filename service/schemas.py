@@ -12,7 +12,7 @@ from typing import Any
 from marshmallow import RAISE, Schema, ValidationError, fields, missing, validate
 from marshmallow.decorators import POST_LOAD, PRE_LOAD, VALIDATES, VALIDATES_SCHEMA
 
-from .rules import BOX_NAMES, LANGUAGES, Assignment, RuleSet, Score
+from .rules import BOX_NAMES, BOX_SHORT, LANGUAGES, Assignment, RuleSet, Score, instant_win_names
 
 
 class StrictBoolean(fields.Boolean):
@@ -171,6 +171,7 @@ class BoxSchema(Schema):
 
     id = fields.String()
     names = fields.Function(lambda box: names(box.id))
+    short_names = fields.Function(lambda box: {lang: BOX_SHORT[box.id][lang] for lang in LANGUAGES})
     kind = fields.String()
     face = fields.Integer(allow_none=True)
     points = fields.Integer(attribute="value", allow_none=True)
@@ -188,6 +189,13 @@ class VariantSchema(Schema):
     rounds = fields.Integer()
     boxes = fields.Method("dump_boxes")
     options = fields.Function(lambda rs: rs.options.as_dict())
+    instant_win_names = fields.Method("dump_instant_win")
+
+    def dump_instant_win(self, rs: RuleSet) -> dict[str, str] | None:
+        if rs.variant.boxes_per_turn > 1 or not (rs.options.served_generala or "").startswith("win"):
+            return None
+        generala = next((b.id for b in rs.boxes if b.role == "generala"), None)
+        return instant_win_names(rs.variant.big_general, generala)
 
     def dump_boxes(self, rs: RuleSet) -> list[dict]:
         boxes = BoxSchema(many=True).dump(rs.boxes)

@@ -34,11 +34,23 @@ def test_generala_doble_boxes(client):
     assert boxes["double_generala"] == {
         "id": "double_generala",
         "names": {"en": "Double generala", "es": "Generala doble", "pt": "General dupla"},
+        "short_names": {"en": "DG", "es": "GD", "pt": "GD"},
         "kind": "fixed", "face": None, "points": 100, "served_points": 105, "max_points": 105,
     }
     assert boxes["fours"]["kind"] == "number" and boxes["fours"]["face"] == 4
     assert boxes["fours"]["points"] is None and boxes["fours"]["max_points"] == 20
     assert boxes["four"]["names"]["es"] == "Póker"
+
+
+def test_short_names_and_what_wins_on_the_spot(client):
+    variants = {v["id"]: v for v in client.get("/api/v1/variants").get_json()}
+    short = {b["id"]: b["short_names"]["es"] for b in variants["generala-doble"]["boxes"]}
+    assert short == {"ones": "1", "twos": "2", "threes": "3", "fours": "4", "fives": "5", "sixes": "6",
+                     "straight": "Esc", "full": "Full", "four": "Póker", "generala": "G", "double_generala": "GD"}
+    assert variants["generala"]["instant_win_names"] == {"en": "Served generala", "es": "Generala servida",
+                                                         "pt": "General de boca"}
+    assert variants["general-pr"]["instant_win_names"]["es"] == "General grande"
+    assert variants["double-cameroon"]["instant_win_names"] is None
 
 
 def test_double_cameroon_full_is_a_sum(client):

@@ -156,8 +156,9 @@ def test_postgresql_pg_dump_and_pg_restore(postgres_url, tmp_path):
     subprocess.run(["pg_dump", "--format=custom", "--no-owner", f"--file={dump}", libpq], check=True)
     restored = url.set(database="anotador_restore_test")
     admin = sa.create_engine(url, isolation_level="AUTOCOMMIT")
+    app = None
     with admin.connect() as conn:
-        conn.execute(sa.text("DROP DATABASE IF EXISTS anotador_restore_test"))
+        conn.execute(sa.text("DROP DATABASE IF EXISTS anotador_restore_test WITH (FORCE)"))
         conn.execute(sa.text("CREATE DATABASE anotador_restore_test"))
     try:
         subprocess.run(["pg_restore", "--no-owner", "--exit-on-error",
@@ -167,11 +168,13 @@ def test_postgresql_pg_dump_and_pg_restore(postgres_url, tmp_path):
         client = app.test_client()
         assert _snapshot(client, tables) == saved
         assert client.get(tables[1].url("/turns")).get_json() == history
-        assert client.get("/readyz").status_code == 200
+        ready = client.get("/readyz")
+        assert ready.status_code == 200, ready.get_json()
         tables[0].client = client
         tables[0].turn(tables[0].get()["turn"]["player"], "full", scratch=True)  # it plays on
-        dispose(app)
     finally:
+        if app is not None:
+            dispose(app)
         with admin.connect() as conn:
-            conn.execute(sa.text("DROP DATABASE IF EXISTS anotador_restore_test"))
+            conn.execute(sa.text("DROP DATABASE IF EXISTS anotador_restore_test WITH (FORCE)"))
         admin.dispose()

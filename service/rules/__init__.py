@@ -19,17 +19,17 @@ from .errors import (
     UnknownBoxError,
     UnknownVariantError,
 )
-from .names import BOX_NAMES, LANGUAGES, WORDS
+from .names import BOX_NAMES, BOX_SHORT, LANGUAGES, WORDS, instant_win_names
 from .options import OPTION_NAMES, Options
 from .ruleset import Assignment, Option, Placement, RuleSet, Score, SectionBonus
 from .variants import VARIANTS, BoxSpec, Variant, build_rules, find_variant
 
 __all__ = [
-    "Assignment", "BOX_NAMES", "Box", "BoxSpec", "FIXED", "InvalidDiceError", "InvalidGroupsError",
+    "Assignment", "BOX_NAMES", "BOX_SHORT", "Box", "BoxSpec", "FIXED", "InvalidDiceError", "InvalidGroupsError",
     "InvalidOptionError", "InvalidSheetError", "LANGUAGES", "NUMBER", "NoFreeBoxError", "OPTION_NAMES",
     "Option", "Options", "Placement", "RuleSet", "RulesError", "SUM", "Score", "SectionBonus",
     "UnknownBoxError", "UnknownVariantError", "VARIANTS", "Variant", "WORDS", "build_rules", "count",
-    "find_variant",
+    "find_variant", "instant_win_names",
 ]
 
 from .game import (  # noqa: E402 - game builds on everything above

@@ -27,9 +27,37 @@ BOX_NAMES: dict[str, dict[str, str]] = {
     "little_cameroon": {"en": "Little Cameroon", "es": "Camerún chico", "pt": "Camarões pequeno"},
 }
 
+#: Short labels for a narrow sheet (a phone with six players): what a paper
+#: anotador writes in its first column. The full name stays with them.
+BOX_SHORT: dict[str, dict[str, str]] = {
+    **{box: {"en": str(face), "es": str(face), "pt": str(face)}
+       for face, box in enumerate(("ones", "twos", "threes", "fours", "fives", "sixes"), start=1)},
+    "straight": {"en": "Str", "es": "Esc", "pt": "Seq"},
+    "full": {"en": "Full", "es": "Full", "pt": "Full"},
+    "four": {"en": "4K", "es": "Póker", "pt": "Quad"},
+    "three": {"en": "3K", "es": "Trío", "pt": "Trin"},
+    "generala": {"en": "G", "es": "G", "pt": "G"},
+    "double_generala": {"en": "DG", "es": "GD", "pt": "GD"},
+    "small_general": {"en": "SG", "es": "GC", "pt": "GP"},
+    "five_of_a_kind": {"en": "5K", "es": "5=", "pt": "5="},
+    "big_cameroon": {"en": "BC", "es": "CG", "pt": "CG"},
+    "little_cameroon": {"en": "LC", "es": "CC", "pt": "CP"},
+}
+
 WORDS: dict[str, dict[str, str]] = {
     "served": {"en": "served", "es": "servida", "pt": "de boca"},
     "scratch": {"en": "scratch", "es": "tachar", "pt": "riscar"},
     #: general-pr: five of a kind on the first throw, which wins at once.
     "big_general": {"en": "Big General", "es": "General grande", "pt": "General grande"},
 }
+
+
+def instant_win_names(big_general: bool, generala_box: str | None) -> dict[str, str] | None:
+    """What a roll that wins on the spot is called: "Served generala", or general-pr's "Big General"."""
+    if big_general:
+        return dict(WORDS["big_general"])
+    if generala_box is None:
+        return None
+    return {"en": f"Served {BOX_NAMES[generala_box]['en'].lower()}",
+            "es": f"{BOX_NAMES[generala_box]['es']} servida",
+            "pt": f"{BOX_NAMES[generala_box]['pt']} de boca"}
