@@ -1,28 +1,45 @@
-"""The phone page: one HTML shell, plain CSS and JavaScript, the public API.
+"""The phone page: one HTML shell, plain CSS and JavaScript modules, the public API.
 
 The page is served at ``/`` (start a game) and ``/g/<id>`` (a game's sheet);
 everything it shows comes from ``/api/v1`` like any other client's. Every
-asset is served from here: no CDN, no build step.
+asset is served from here: no CDN, no build step. ``/sw.js`` is the service
+worker that keeps the shell on the phone; ``/favicon.ico`` the icon browsers
+ask for by themselves.
 """
 
 from __future__ import annotations
 
-from flask import Blueprint, Flask, Response, render_template
+import hashlib
+import json
+from functools import lru_cache
+from pathlib import Path
+
+from flask import Blueprint, Flask, Response, render_template, request, send_from_directory
+
+from ..api.common import public_url
+from ..rules import LANGUAGES, VARIANTS
 
 bp = Blueprint("web", __name__, template_folder="templates", static_folder="static",
                static_url_path="/static")
 
-#: Only this origin's scripts, styles and API; no framing; no referrer.
+STATIC = Path(__file__).resolve().parent / "static"
+
+#: Only this origin's scripts, styles, API and worker; no framing; no referrer.
 CSP = ("default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
-       "object-src 'none'; base-uri 'none'; frame-ancestors 'none'; form-action 'self'")
+       "worker-src 'self'; manifest-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'; "
+       "form-action 'self'")
 
 
 def page() -> Response:
-    response = Response(render_template("index.html"), mimetype="text/html")
+    lang = request.accept_languages.best_match(LANGUAGES) or "es"
+    variants = [{"id": v.id, "names": v.names, "description": v.description} for v in VARIANTS.values()]
+    html = render_template("index.html", variants=variants, lang=lang, public=public_url())
+    response = Response(html, mimetype="text/html")
     response.headers["Content-Security-Policy"] = CSP
     response.headers["Referrer-Policy"] = "no-referrer"
     response.headers["X-Content-Type-Options"] = "nosniff"
     response.headers["Cache-Control"] = "no-cache"
+    response.headers["Vary"] = "Accept-Language"
     return response
 
 
@@ -36,6 +53,43 @@ def home():
 def game(game_id: str):
     """A game's sheet; the write token, if any, is in the URL fragment."""
     return page()
+
+
+@lru_cache(maxsize=1)
+def shell_files() -> tuple[tuple[str, ...], str]:
+    """The static files the page needs offline, and a version that changes with any of them."""
+    files = sorted(p for p in STATIC.rglob("*") if p.is_file() and p.suffix in
+                   (".js", ".css", ".svg", ".png", ".webmanifest") and p.name != "sw.js")
+    digest = hashlib.sha256()
+    for p in files:
+        digest.update(p.read_bytes())
+    return tuple(p.relative_to(STATIC).as_posix() for p in files), digest.hexdigest()[:16]
+
+
+@bp.get("/sw.js")
+def service_worker():
+    """The service worker, with the shell's file list and version filled in.
+
+    Served from the root (not /static) so that its scope covers the page.
+    """
+    files, version = shell_files()
+    root = request.script_root
+    assets = [f"{root}/static/{f}" for f in files]
+    script = (STATIC / "sw.js").read_text(encoding="utf-8")
+    script = script.replace("__VERSION__", json.dumps(version)).replace("__ROOT__", json.dumps(root))
+    script = script.replace("__ASSETS__", json.dumps(assets))
+    response = Response(script, mimetype="text/javascript")
+    response.headers["Cache-Control"] = "no-cache"
+    response.headers["Service-Worker-Allowed"] = f"{root}/"
+    response.set_etag(version)
+    return response.make_conditional(request)
+
+
+@bp.get("/favicon.ico")
+def favicon():
+    """The icon browsers ask for by themselves."""
+    return send_from_directory(STATIC / "icons", "favicon.ico", mimetype="image/vnd.microsoft.icon",
+                               max_age=86400)
 
 
 def init_app(app: Flask) -> None:

@@ -1,0 +1,477 @@
+// A game's screen: the live sheet, the pad, undo and corrections, the end.
+//
+// The server is the referee: it scores rolls, checks turns and names the
+// winner. Writes go through the outbox, so a tap is never lost to a bad
+// connection, and never recorded twice.
+
+import { Outbox, ROOT, call, url, variants } from "./api.js";
+import { $, confirmDialog, el, focus, toast } from "./helpers.js";
+import { Pad } from "./pad.js";
+import { edges, renderLegend, renderSheet } from "./sheet.js";
+import { Share } from "./share.js";
+import { store } from "./store.js";
+import { lang, points, t } from "./words.js";
+
+export class GameView {
+  constructor() {
+    this.pad = new Pad(this);
+    this.share = new Share();
+    this.active = false;
+    this.timer = null;
+    this.polling = false;
+    this.failures = 0;
+    this.offline = false;
+    this.fix = null;
+    this.wake = null;
+    $("#undo").addEventListener("click", () => this.undo());
+    $("#cancel-fix").addEventListener("click", () => this.cancelFix());
+    $("#print-link").addEventListener("click", (e) => this.printHouseSheet(e));
+    $("#fix-hint-ok").addEventListener("click", () => { store.setFlag("fixHintSeen"); this.render(); });
+    $("#sheet-wrap").addEventListener("scroll", () => edges($("#sheet-wrap")), { passive: true });
+    $("#conflict-discard").addEventListener("click", () => this.resolveConflict(false));
+    $("#conflict-reenter").addEventListener("click", () => this.resolveConflict(true));
+    document.addEventListener("visibilitychange", () => {
+      if (!this.active) return;
+      if (document.visibilityState === "visible") { this.loop(); this.keepAwake(); }
+    });
+    window.addEventListener("online", () => this.outbox && this.outbox.flush());
+    // The sheet's header row sticks just under the game's header, whatever its height.
+    new ResizeObserver(([entry]) => {
+      $("#game").style.setProperty("--head-h", `${Math.ceil(entry.borderBoxSize[0].blockSize)}px`);
+    }).observe($(".game-head"));
+  }
+
+  async open(id) {
+    $("#home").hidden = true;
+    $("#game").hidden = false;
+    const match = /token=([A-Za-z0-9_-]+)/.exec(location.hash);
+    if (match) {
+      store.remember({ id, token: match[1], at: new Date().toISOString() });
+      history.replaceState({}, "", `${ROOT}/g/${id}`); // the token stays on this phone, not in the address bar
+    }
+    Object.assign(this, { id, token: store.token(id), game: null, etag: null, fix: null, conflict: null,
+                          variant: null, failures: 0, active: true });
+    this.outbox = this.token ? new Outbox(id, this.token, {
+      sent: (game, etag, item) => this.sent(game, etag, item),
+      conflict: (item, res) => this.showConflict(item, res),
+      changed: () => this.render(),
+      offline: (down) => this.setOffline(down),
+    }) : null;
+    this.share.open(id, this.token);
+    this.pad.set([]);
+    $("#conflict").hidden = true;
+    const seen = store.lastSeen(id);
+    if (seen) this.setGame(seen.game, null);  // at once, and with no connection at all
+    const all = await variants();
+    this.refresh().then(() => {
+      this.variant = all.find((v) => v.id === (this.game && this.game.variant)) || null;
+      this.render();
+    });
+    this.loop();
+    if (this.outbox) this.outbox.flush();
+  }
+
+  close() {
+    this.active = false;
+    clearTimeout(this.timer);
+    this.keepAwake(false);
+  }
+
+  // -- the live sheet ------------------------------------------------------------------
+
+  /** Poll once a second while visible; the next poll starts only after the last answered. */
+  async loop() {
+    clearTimeout(this.timer);
+    if (!this.active || this.polling) return;
+    if (document.visibilityState === "visible") {
+      this.polling = true;
+      try { await this.refresh(); } finally { this.polling = false; }
+    }
+    if (this.active) this.timer = setTimeout(() => this.loop(), 1000);
+  }
+
+  async refresh() {
+    const headers = this.etag ? { "If-None-Match": this.etag } : {};
+    const res = await call("GET", `/api/v1/games/${encodeURIComponent(this.id)}`, { headers, fresh: true });
+    if (res.status === 0 || res.status >= 500) {
+      this.failures += 1;
+      if (this.failures >= 2) this.setOffline(true);
+      return;
+    }
+    this.failures = 0;
+    this.setOffline(false);
+    if (this.outbox && this.outbox.items().length) this.outbox.flush();
+    if (res.status === 304) return;
+    if (res.status === 404) {
+      $("#game-title").textContent = t("game_missing");
+      $("#play").hidden = true;
+      return;
+    }
+    if (res.ok) this.setGame(res.data, res.headers.get("ETag"));
+  }
+
+  setOffline(down) {
+    if (this.offline === down) return;
+    this.offline = down;
+    $("#offline").hidden = !down;
+    $("#offline").textContent = down ? t("offline") : "";
+    if (!down && this.pad.result && this.pad.result.offline) this.pad.result = null;
+    this.render();
+  }
+
+  setGame(game, etag) {
+    const before = this.game;
+    this.game = game;
+    if (etag) this.etag = etag;
+    store.saw(game.id, game, this.etag);
+    store.remember({ id: game.id, names: game.players.map((p) => p.name), variant: game.variant,
+                     ...(store.games().some((x) => x.id === game.id) ? {} : { at: game.created_at }) });
+    if (this.variant === null && before === null) variants().then((all) => {
+      this.variant = all.find((v) => v.id === game.variant) || null;
+    });
+    if (before && before.version !== game.version && !this.fix) {
+      // someone recorded a turn: the half-entered roll was for it
+      const due = this.due();
+      if (!this.lastDue || !due || due.player !== this.lastDue.player || due.round !== this.lastDue.round) {
+        this.pad.set([]);
+      }
+    }
+    this.render();
+  }
+
+  // -- what the pad asks ---------------------------------------------------------------
+
+  rules() { return this.game.rules; }
+  boxesPerTurn() { return this.game.rules.base === "double-cameroon" ? 2 : 1; }
+  diceCount() { return this.rollOff() ? 5 : this.boxesPerTurn() * 5; }
+  playerName(i) { return this.game.players[i].name; }
+  boxName(id) { const b = this.game.boxes.find((x) => x.id === id); return b ? b.names[lang()] : id; }
+  instantWinName() {
+    return this.variant && this.variant.instant_win_names ? this.variant.instant_win_names[lang()].toLowerCase()
+      : t("reasons.instant_win");
+  }
+
+  /** The roll-off roll due, if a roll-off is under way. */
+  rollOff() {
+    const g = this.game;
+    if (this.fix || !g || !g.roll_off) return null;
+    const p = g.roll_off.players.find((x) => !(String(x) in g.roll_off.rolled));
+    return p === undefined ? null : { player: p };
+  }
+
+  /** Whose turn it is on this phone: the server's, moved on by turns still waiting to be sent. */
+  due() {
+    const g = this.game;
+    if (!g || !g.turn) return null;
+    let turn = { ...g.turn };
+    for (const item of this.queued()) {
+      if (item.kind !== "turn") continue;
+      const n = g.players.length;
+      const player = (turn.player + 1) % n;
+      const round = turn.round + (player === g.first_player ? 1 : 0);
+      turn = round > g.rounds ? null : { player, round };
+      if (!turn) break;
+    }
+    return turn;
+  }
+
+  queued() { return this.outbox ? this.outbox.items() : []; }
+
+  who() {
+    if (this.fix) return this.fix.player;
+    const r = this.rollOff();
+    if (r) return r.player;
+    const due = this.due();
+    return due ? due.player : -1;
+  }
+
+  /** Boxes each seat has waiting to be sent: { seat: { box: "18" } }. */
+  pendingCells() {
+    const out = {};
+    for (const item of this.queued()) {
+      if (item.kind !== "turn") continue;
+      for (const b of item.boxes) (out[item.player] ||= {})[b.category] = b.points === null ? "…" : String(b.points);
+    }
+    return out;
+  }
+
+  /** The sheet the server scores this roll against: now, or as it was before the turn being corrected. */
+  sheetForRoll() {
+    const player = this.who();
+    const sheet = {};
+    if (this.fix) {
+      for (const turn of this.fix.history) {
+        if (turn.number >= this.fix.number) break;
+        if (turn.player === player) for (const b of turn.boxes) sheet[b.category] = b.points;
+      }
+      return sheet;
+    }
+    for (const [box, pts] of Object.entries(this.game.players[player].sheet)) if (pts !== null) sheet[box] = pts;
+    for (const [box, text] of Object.entries(this.pendingCells()[player] || {})) {
+      sheet[box] = text === "…" ? 0 : Number(text);
+    }
+    return sheet;
+  }
+
+  freeBoxes() {
+    const sheet = this.sheetForRoll();
+    return this.game.boxes.filter((b) => !(b.id in sheet));
+  }
+
+  // -- recording ---------------------------------------------------------------------
+
+  recordBox(category, pts, scratch, pad) {
+    const body = { player: this.who(), category, served: pad.served };
+    if (pad.dice.length === 5) body.dice = [...pad.dice];
+    if (scratch) body.scratch = true;
+    this.write(body, [{ category, points: scratch ? 0 : pts }], pad);
+  }
+
+  recordSplit(assignment, pad) {
+    // A group that scores nothing in its box is a scratch of that box.
+    const boxes = assignment.boxes.map((b) => ({ category: b.category, dice: b.dice, ...(b.points === 0 ? { scratch: true } : {}) }));
+    this.write({ player: this.who(), dice: [...pad.dice], served: pad.served, boxes },
+      assignment.boxes.map((b) => ({ category: b.category, points: b.points })), pad);
+  }
+
+  recordScratchTwo(ids, pad) {
+    this.write({ player: this.who(), boxes: ids.map((c) => ({ category: c, scratch: true })) },
+      ids.map((c) => ({ category: c, points: 0 })), pad);
+  }
+
+  recordRollOff(dice) {
+    const player = this.rollOff().player;
+    this.outbox.add({ kind: "roll-off", method: "POST", path: "/roll-off", body: { player, dice: [...dice] },
+                      player, dice: [...dice] });
+    this.pad.set([]);
+  }
+
+  write(body, boxes, pad) {
+    const player = body.player;
+    const item = { player, dice: pad.dice.length ? [...pad.dice] : null, served: pad.served, boxes,
+                   label: `${this.playerName(player)}: ${boxes.map((b) => `${this.boxName(b.category)}${
+                     b.points === null ? "" : ` ${b.points}`}`).join(" + ")}` };
+    pad.closeScratch();
+    if (this.fix) {
+      const fix = this.fix;
+      this.outbox.add({ ...item, kind: "fix", method: "PATCH", path: `/turns/${fix.number}`, body });
+      this.fix = null;
+      store.setFlag("fixHintSeen");
+      pad.set(fix.saved.dice, fix.saved.served);  // the roll that was half entered before
+      focus(fix.cell);
+    } else {
+      this.outbox.add({ ...item, kind: "turn", method: "POST", path: "/turns", body });
+      pad.set([]);
+      focus($("#faces button"));
+    }
+  }
+
+  sent(game, etag, item) {
+    this.setGame(game, etag);
+    if (item.kind === "undo" && item.restore) {
+      // the undone turn's dice are back on the pad, ready to be placed again
+      const due = this.due();
+      if (due && due.player === item.restore.player) this.pad.set(item.restore.dice || [], item.restore.served);
+    }
+  }
+
+  // -- conflicts ---------------------------------------------------------------------
+
+  async showConflict(item, res) {
+    this.conflict = item;
+    await this.refresh();
+    const detail = res.data ? res.data.detail : String(res.status);
+    let now = detail;
+    if (res.status === 409 && item.kind === "turn") {
+      const h = await call("GET", `/api/v1/games/${encodeURIComponent(this.id)}/turns`);
+      const theirs = h.ok ? [...h.data.turns].reverse().find((x) => x.player === item.player) : null;
+      if (theirs) now = theirs.boxes.map((b) => `${this.boxName(b.category)} ${b.points}`).join(" + ");
+    }
+    $("#conflict-title").textContent = res.status === 409 ? t("conflict_title") : t("error", { detail: "" });
+    $("#conflict-text").textContent = res.status === 409
+      ? t("conflict_text", { name: this.playerName(item.player), now, mine: item.label }) : detail;
+    $("#conflict-reenter").textContent = t("reenter");
+    $("#conflict-discard").textContent = t("discard");
+    $("#conflict-reenter").hidden = !item.dice;
+    $("#conflict").hidden = false;
+    focus($("#conflict-discard"));
+    toast(t("conflict"));
+  }
+
+  resolveConflict(reenter) {
+    const item = this.conflict;
+    this.conflict = null;
+    $("#conflict").hidden = true;
+    if (reenter && item && item.dice) this.pad.set(item.dice, item.served);
+    this.outbox.resume();
+    this.render();
+    focus($("#faces button:not(:disabled)"), $("#turn-line"));
+  }
+
+  // -- undo and corrections --------------------------------------------------------
+
+  async undo() {
+    const h = await call("GET", `/api/v1/games/${encodeURIComponent(this.id)}/turns`);
+    let what = t("undo_title"), restore = null;
+    if (h.ok) {
+      const rolls = h.data.roll_offs;
+      const last = h.data.turns[h.data.turns.length - 1];
+      if (rolls.length) what = t("undo_roll_off", { name: this.playerName(rolls[rolls.length - 1].player) });
+      else if (last) {
+        what = describe(last, this);
+        restore = { player: last.player, dice: last.dice, served: last.served };
+      }
+    }
+    if (!await confirmDialog(t("undo_title"), t("undo_confirm", { what }))) return;
+    this.outbox.add({ kind: "undo", method: "DELETE", path: "/turns/last", body: undefined, player: -1,
+                      boxes: [], label: what, restore });
+  }
+
+  async startFix(player, box, cell) {
+    const res = await call("GET", `/api/v1/games/${encodeURIComponent(this.id)}/turns`);
+    if (!res.ok) { toast(t("offline")); return; }
+    const turn = res.data.turns.find((x) => x.player === player && x.boxes.some((b) => b.category === box));
+    if (!turn) return;
+    this.fix = { number: turn.number, player, round: turn.round, history: res.data.turns, cell,
+                 boxes: turn.boxes.map((b) => b.category), saved: { dice: this.pad.dice, served: this.pad.served } };
+    this.pad.set(turn.dice || [], turn.served);
+    this.render();
+    const title = $("#play-title");
+    title.scrollIntoView({ block: "nearest" });
+    title.focus({ preventScroll: true });
+  }
+
+  cancelFix() {
+    const fix = this.fix;
+    this.fix = null;
+    this.pad.set(fix.saved.dice, fix.saved.served);  // the half-entered roll, as it was
+    this.render();
+    focus(fix.cell && document.querySelector(`[data-focus-key="${CSS.escape(fix.cell.dataset.focusKey)}"]`),
+      $("#faces button"));
+  }
+
+  // -- drawing -----------------------------------------------------------------------
+
+  render() {
+    const g = this.game;
+    if (!g || !this.active) return;
+    const writer = !!this.token;
+    const vname = this.variant ? this.variant.names[lang()] : g.variant;
+    $("#game-title").textContent = vname;
+    document.title = `${vname} · Anotador`;
+    const due = this.due();
+    const rollOff = this.rollOff();
+    this.lastDue = due;
+    if (due) {
+      $("#turn-line").textContent = t("turn_of", { name: this.playerName(due.player), round: due.round, rounds: g.rounds });
+    } else if (g.roll_off) {
+      $("#turn-line").textContent = t("roll_off", { names: g.roll_off.players.map((p) => this.playerName(p)).join(", ") });
+    } else {
+      $("#turn-line").textContent = "";
+    }
+    const queued = this.queued().length;
+    $("#pending").hidden = !queued;
+    $("#pending").textContent = queued ? t("pending_n", { n: queued }) : "";
+    renderSheet(g, { now: this.fix ? -1 : due ? due.player : -1, fix: this.fix, pending: this.pendingCells(),
+                     writer, onCell: (seat, box, cell) => this.startFix(seat, box, cell) });
+    renderLegend(g);
+    const anyTurn = g.players.some((p) => Object.values(p.sheet).some((v) => v !== null));
+    $("#fix-hint").hidden = !writer || !anyTurn || store.flag("fixHintSeen") || !!this.fix;
+    this.renderEnd();
+    this.renderPad(due, rollOff);
+    this.renderLinks();
+    this.keepAwake(g.status === "playing");
+  }
+
+  renderPad(due, rollOff) {
+    const active = !!this.token && !this.conflict && (this.fix || due || rollOff);
+    $("#play").hidden = !active;
+    $("#undo").hidden = !this.token || !this.game.players.some((p) => Object.values(p.sheet).some((v) => v !== null));
+    $("#undo").setAttribute("aria-label", t("undo_title"));
+    if (!active) return;
+    const who = this.who();
+    $("#play-title").textContent = this.fix ? t("fix_title", { round: this.fix.round, name: this.playerName(who) })
+      : rollOff ? t("roll_off_roll", { name: this.playerName(who) }) : t("your_roll", { name: this.playerName(who) });
+    $("#cancel-fix").hidden = !this.fix;
+    $("#scratch-btn").hidden = !!rollOff;
+    $("#served").closest("label").hidden = !!rollOff;
+    this.pad.render();
+  }
+
+  renderEnd() {
+    const g = this.game;
+    const banner = $("#winner");
+    const ranking = $("#ranking");
+    if (g.status !== "finished") { banner.hidden = true; ranking.hidden = true; return; }
+    const names = g.winners.map((i) => this.playerName(i)).join(", ");
+    const reason = g.reason === "instant_win" && this.variant && this.variant.instant_win_names
+      ? this.variant.instant_win_names[lang()].toLowerCase() : t(`reasons.${g.reason}`);
+    banner.textContent = g.reason === "draw" ? `${t("draw", { names })} (${reason})` : `${t("wins", { names })} (${reason})`;
+    banner.hidden = false;
+    // Every player, best first, with the distance to the winner.
+    const order = g.players.map((p, i) => ({ ...p, seat: i }))
+      .sort((a, b) => (g.winners.includes(b.seat) - g.winners.includes(a.seat)) || b.total - a.total);
+    const top = order[0].total;
+    let place = 0;
+    ranking.replaceChildren(...order.map((p, k) => {
+      if (k === 0 || p.total !== order[k - 1].total || g.winners.includes(p.seat) !== g.winners.includes(order[k - 1].seat)) place = k + 1;
+      const gap = p.total - top;
+      return el("li", { class: g.winners.includes(p.seat) ? "winner" : null },
+        t("rank", { place, name: p.name, total: p.total }),
+        gap < 0 ? ` ${t("margin", { n: `−${-gap}` })}` : "");
+    }));
+    ranking.hidden = false;
+  }
+
+  renderLinks() {
+    const g = this.game;
+    const finished = g.status === "finished";
+    $("#pdf-link").href = url(`/api/v1/games/${g.id}/sheet.pdf?lang=${lang()}`);
+    $("#pdf-link").hidden = false;
+    const again = new URLSearchParams();
+    for (const p of g.players) again.append("players", p.name);
+    again.set("rules", JSON.stringify(g.rules));
+    $("#again").href = `${ROOT}/?${again.toString()}`;
+    $("#again").hidden = !finished;
+    const names = g.players.map((p) => `names=${encodeURIComponent(p.name)}`).join("&");
+    $("#print-link").href = url(`/api/v1/variants/${g.variant}/sheet.pdf?players=${g.players.length}&${names}&lang=${lang()}`);
+    $("#readonly-note").hidden = !!this.token;
+  }
+
+  async printHouseSheet(event) {
+    // House rules are not a variant's URL: ask for their sheet, open the PDF.
+    const g = this.game;
+    if (!this.variant || JSON.stringify({ ...g.rules, base: undefined }) ===
+        JSON.stringify({ ...this.variant.options, base: undefined })) return;
+    event.preventDefault();
+    const res = await fetch(url("/api/v1/sheets"), { method: "POST", headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ rules: g.rules, players: g.players.length, names: g.players.map((p) => p.name), lang: lang() }) });
+    if (!res.ok) { toast(t("error", { detail: res.status })); return; }
+    window.open(URL.createObjectURL(await res.blob()), "_blank", "noopener");
+  }
+
+  async keepAwake(on = true) {
+    if (!("wakeLock" in navigator)) return;
+    try {
+      if (on && this.active && !this.wake && document.visibilityState === "visible") {
+        this.wake = await navigator.wakeLock.request("screen");
+        this.wake.addEventListener("release", () => { this.wake = null; });
+      } else if ((!on || !this.active) && this.wake) {
+        const lock = this.wake;
+        this.wake = null;
+        await lock.release();
+      }
+    } catch { this.wake = null; /* not allowed here: fine */ }
+  }
+}
+
+/** "Beto: Al 1, 1 punto" for the undo question. */
+function describe(turn, view) {
+  const name = view.playerName(turn.player);
+  if (turn.boxes.length > 1) {
+    return t("undo_what_two", { name, boxes: turn.boxes.map((b) => `${view.boxName(b.category)} ${b.points}`).join(" + ") });
+  }
+  const b = turn.boxes[0];
+  if (b.scratch) return t("undo_what_scratch", { name, box: view.boxName(b.category) });
+  return t("undo_what", { name, box: view.boxName(b.category), points: points(b.points) });
+}

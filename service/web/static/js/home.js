@@ -1,0 +1,253 @@
+// The start screen: rules (a variant, house rules), players, who starts.
+
+import { call, variants, ROOT } from "./api.js";
+import { $, $$, el, focus } from "./helpers.js";
+import { store } from "./store.js";
+import { lang, t } from "./words.js";
+
+let known = [];
+let seedRules = null;
+// A tie for who starts: only the tied players roll again, round after round.
+const tie = { key: null, rounds: [], tied: null };
+
+export async function showHome(navigate) {
+  $("#home").hidden = false;
+  $("#game").hidden = true;
+  document.title = "Anotador";
+  const params = new URLSearchParams(location.search);
+  seedRules = null;
+  if (params.get("rules")) { try { seedRules = JSON.parse(params.get("rules")); } catch { seedRules = null; } }
+  if (seedRules) {
+    const radio = $(`input[name=variant][value="${CSS.escape(seedRules.base || "")}"]`);
+    if (radio) radio.checked = true;
+  }
+  renderVariantWords();
+  $("#variants").onchange = () => { seedRules = null; renderHouse(); };
+  renderPlayers(params.getAll("players").length ? params.getAll("players") : ["", ""]);
+  renderRecent();
+  known = await variants();
+  renderHouse();
+  $("#new-game").onsubmit = (event) => startGame(event, navigate);
+}
+
+/** The language changed: every word of the start screen follows. */
+export function relabelHome() {
+  renderVariantWords();
+  relabelPlayers();
+  renderHouse();
+  renderRecent();
+}
+
+function renderVariantWords() {
+  for (const label of $$("#variants .choice")) {
+    label.querySelector("b").textContent = label.dataset[`name${lang()[0].toUpperCase()}${lang()[1]}`];
+    label.querySelector("small").textContent = label.dataset[`desc${lang()[0].toUpperCase()}${lang()[1]}`];
+  }
+}
+
+function selectedId() {
+  const checked = $("input[name=variant]:checked");
+  return checked ? checked.value : "generala";
+}
+
+function selectedVariant() { return known.find((v) => v.id === selectedId()); }
+
+// -- house rules -------------------------------------------------------------------
+
+const CHOICES = {
+  served_bonus: [0, 5, 10], straight: ["standard", "ending_in_1", "circular"],
+  double_generala: [null, 100, 120], double_generala_after: ["closed", "scored"],
+  served_generala: ["win_always", "win_if_open", "win_unless_scratched", "points", "none"],
+  three_of_a_kind: [null, "sum", 20, 25, 30], tie_break: ["share", "most_generalas", "roll_off"],
+  first_player: ["highest_die", "lowest_die", "as_listed"],
+};
+
+function valueLabel(v) {
+  if (v === null) return t("val.absent");
+  if (typeof v === "number") return String(v);
+  return t(`val.${v}`);
+}
+
+function field(text, control) {
+  // The label names the control alone (a wrapping label would add its value).
+  return el("div", { class: "field" }, el("label", { for: control.id, text }), control);
+}
+
+export function renderHouse() {
+  const variant = selectedVariant();
+  if (!variant) return;
+  const opts = { ...variant.options, ...(seedRules && seedRules.base === variant.id ? seedRules : {}) };
+  const controls = [];
+  for (const [name, values] of Object.entries(CHOICES)) {
+    if (variant.options[name] === null && !["double_generala", "three_of_a_kind"].includes(name)) continue;
+    if (variant.boxes_per_turn > 1 && ["double_generala", "three_of_a_kind"].includes(name)) continue;
+    const list = values.includes(opts[name]) ? values : [...values, opts[name]];
+    controls.push(field(t(`opt.${name}`), el("select", { id: `opt-${name}`, "data-option": name },
+      ...list.map((v) => el("option", { value: JSON.stringify(v), text: valueLabel(v), selected: v === opts[name] })))));
+  }
+  if (variant.options.ace_as_two !== null) {
+    controls.push(el("label", { class: "check" }, el("input", { type: "checkbox", id: "opt-ace_as_two",
+      "data-option": "ace_as_two", checked: !!opts.ace_as_two }), el("span", { text: t("opt.ace_as_two") })));
+  }
+  const spPoints = field(t("opt.served_generala_points"), el("input", { type: "number", min: 1, max: 10000,
+    inputmode: "numeric", id: "opt-served_generala_points", "data-option": "served_generala_points",
+    value: opts.served_generala_points || "" }));
+  spPoints.hidden = opts.served_generala !== "points";
+  if (variant.options.served_generala !== null) controls.push(spPoints);
+  for (const [box, pts] of Object.entries(variant.options.points)) {
+    const b = variant.boxes.find((x) => x.id === box);
+    const current = opts.points && opts.points[box] !== undefined ? opts.points[box] : pts;
+    // ids of their own: "points-straight", never the same as a select's
+    controls.push(field(t("opt.points", { box: b ? b.names[lang()] : box }), el("input", { type: "number", min: 1,
+      max: 10000, inputmode: "numeric", id: `points-${box}`, "data-point": box, value: current })));
+  }
+  $("#house-controls").replaceChildren(...controls);
+  const sg = $("#opt-served_generala");
+  if (sg) sg.addEventListener("change", () => { spPoints.hidden = JSON.parse(sg.value) !== "points"; });
+  if (seedRules && seedRules.base === variant.id) $("#house").open = true;
+}
+
+function houseRules(variant) {
+  const rules = {};
+  for (const node of $$("#house-controls [data-option]")) {
+    const name = node.dataset.option;
+    let value;
+    if (node.type === "checkbox") value = node.checked;
+    else if (node.type === "number") value = node.value === "" ? null : Number(node.value);
+    else value = JSON.parse(node.value);
+    if (name === "served_generala_points" && (node.closest(".field").hidden || value === null)) continue;
+    if (JSON.stringify(value) !== JSON.stringify(variant.options[name])) rules[name] = value;
+  }
+  const points = {};
+  for (const node of $$("#house-controls [data-point]")) {
+    const v = Number(node.value);
+    if (v !== variant.options.points[node.dataset.point]) points[node.dataset.point] = v;
+  }
+  if (Object.keys(points).length) rules.points = points;
+  return rules;
+}
+
+// -- players -----------------------------------------------------------------------
+
+function renderPlayers(names) {
+  $("#players").replaceChildren();
+  names.forEach((n) => addPlayerRow(n));
+  syncDice();
+}
+
+export function addPlayerRow(name = "") {
+  const list = $("#players");
+  if (list.children.length >= 12) return null;
+  const input = el("input", { type: "text", maxlength: 40, autocomplete: "off", value: name });
+  const die = el("select", { class: "first-die" },
+    ...[1, 2, 3, 4, 5, 6].map((f) => el("option", { value: f, text: String(f) })));
+  const remove = el("button", { type: "button", class: "secondary icon", text: "✕" });
+  const li = el("li", {}, el("div", { class: "row" }, input, die, remove));
+  remove.addEventListener("click", () => {
+    const next = li.nextElementSibling || li.previousElementSibling;
+    li.remove();
+    resetTie();
+    relabelPlayers();
+    syncDice();
+    // focus stays in the list: the row that took this one's place, or "add"
+    focus(next && next.querySelector("button"), $("#add-player"));
+  });
+  input.addEventListener("input", () => { resetTie(); relabelPlayers(); });
+  die.addEventListener("change", resetTie);
+  list.append(li);
+  relabelPlayers();
+  syncDice();
+  return input;
+}
+
+/** Labels follow the rows: "Player 3", "Remove player 3 (Ana)", "Ana's die". */
+function relabelPlayers() {
+  $$("#players li").forEach((li, i) => {
+    const n = i + 1;
+    const [input, die, remove] = [li.querySelector("input"), li.querySelector("select"), li.querySelector("button")];
+    const name = input.value.trim();
+    input.setAttribute("aria-label", t("player_n", { n }));
+    input.placeholder = t("player_n", { n });
+    die.setAttribute("aria-label", t("die_of", { name: name || t("player_n", { n }) }));
+    remove.setAttribute("aria-label", name ? t("remove_named", { n, name }) : t("remove", { n }));
+  });
+}
+
+function syncDice() {
+  const on = $("#use-dice").checked;
+  for (const s of $$(".first-die")) s.hidden = !on;
+  $("#first-hint").hidden = !on;
+  $("#add-player").disabled = $("#players").children.length >= 12;
+}
+
+export function toggleDice() {
+  resetTie();
+  syncDice();
+}
+
+function resetTie() {
+  Object.assign(tie, { key: null, rounds: [], tied: null });
+  $("#tie").hidden = true;
+}
+
+function renderTie(names) {
+  const who = tie.tied.map((i) => names[i]);
+  $("#tie-text").textContent = t("tie_again", { names: who.join(", ") });
+  $("#tie-dice").replaceChildren(...who.map((name) => el("label", { class: "tie-die" },
+    el("span", { text: name }),
+    el("select", { "aria-label": t("die_of", { name }) },
+      ...[1, 2, 3, 4, 5, 6].map((f) => el("option", { value: f, text: String(f) }))))));
+  $("#tie").hidden = false;
+  focus($("#tie-dice select"));
+}
+
+async function startGame(event, navigate) {
+  event.preventDefault();
+  const variant = selectedVariant() || { id: selectedId(), options: {} };
+  const rows = $$("#players li");
+  const names = rows.map((li) => li.querySelector("input").value.trim()).filter(Boolean);
+  if (names.length < 2) { $("#form-error").textContent = t("need_players"); return; }
+  const body = { players: names };
+  const house = variant.options ? houseRules(variant) : {};
+  if (Object.keys(house).length) body.rules = { base: variant.id, ...house };
+  else body.variant = variant.id;
+  if ($("#use-dice").checked) {
+    const first = rows.filter((li) => li.querySelector("input").value.trim())
+      .map((li) => Number(li.querySelector(".first-die").value));
+    const key = JSON.stringify([names, first]);
+    if (tie.key !== key) Object.assign(tie, { key, rounds: [first], tied: null });
+    if (tie.tied) tie.rounds.push($$("#tie-dice select").map((x) => Number(x.value)));
+    body.first_rolls = tie.rounds.length > 1 ? tie.rounds : first;
+  }
+  $("#start").disabled = true;
+  const res = await call("POST", "/api/v1/games", { body });
+  $("#start").disabled = false;
+  if (res.status === 422 && res.data && res.data.tied) {
+    tie.tied = res.data.tied;
+    renderTie(names);
+    $("#form-error").textContent = "";
+    return;
+  }
+  if (res.status !== 201) {
+    if (tie.tied) tie.rounds.pop();
+    $("#form-error").textContent = res.data ? res.data.detail : t("offline");
+    return;
+  }
+  resetTie();
+  const g = res.data;
+  store.remember({ id: g.id, token: g.token, names: g.players.map((p) => p.name), variant: g.variant,
+                   at: new Date().toISOString() });
+  navigate(`${ROOT}/g/${g.id}`);
+}
+
+function renderRecent() {
+  const list = store.games();
+  $("#recent-wrap").hidden = !list.length;
+  $("#recent").replaceChildren(...list.map((g) => {
+    const label = $(`#variants .choice[data-id="${CSS.escape(g.variant || "")}"]`);
+    const name = label ? label.querySelector("b").textContent : g.variant;
+    return el("li", {}, el("a", { href: `${ROOT}/g/${g.id}` },
+      el("span", { text: (g.names || []).join(", ") }), el("br"),
+      el("small", { text: `${name || ""} · ${new Date(g.at).toLocaleString(lang())}` })));
+  }));
+}

@@ -1,0 +1,50 @@
+// Anotador's phone page: routes between the start screen and a game, keeps
+// the language, and installs the service worker that keeps the page's shell
+// on the phone (never the API: the sheet always comes from the server).
+
+import { ROOT, url } from "./api.js";
+import { GameView } from "./game.js";
+import { $ } from "./helpers.js";
+import { addPlayerRow, relabelHome, showHome, toggleDice } from "./home.js";
+import { applyWords, lang, setLang } from "./words.js";
+
+let game = null;
+
+function navigate(path) {
+  history.pushState({}, "", path);
+  route();
+}
+
+function route() {
+  const path = location.pathname.startsWith(ROOT) ? location.pathname.slice(ROOT.length) : location.pathname;
+  const m = /^\/g\/([A-Za-z0-9_-]+)$/.exec(path);
+  if (m) {
+    game ||= new GameView();
+    return game.open(m[1]);
+  }
+  if (game) game.close();
+  return showHome(navigate);
+}
+
+function wire() {
+  $("#lang").value = lang();
+  $("#lang").addEventListener("change", () => {
+    setLang($("#lang").value);
+    applyWords();
+    if (!$("#home").hidden) relabelHome();
+    else if (game) { game.render(); game.share.render(); }
+  });
+  $("#add-player").addEventListener("click", () => addPlayerRow("")?.focus());
+  $("#use-dice").addEventListener("change", toggleDice);
+  window.addEventListener("popstate", route);
+}
+
+applyWords();
+wire();
+route();
+
+if ("serviceWorker" in navigator) {
+  window.addEventListener("load", () => {
+    navigator.serviceWorker.register(url("/sw.js"), { scope: `${ROOT}/` }).catch(() => { /* the page works without */ });
+  });
+}

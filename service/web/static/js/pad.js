@@ -1,0 +1,236 @@
+// The dice pad: tap the dice as they came, say if they were served, pick a
+// box from the ones the server offers (best first), or scratch one.
+//
+// The pad never scores: /api/v1/score does. With no connection it offers
+// every free box, and the points are computed when the turn is sent.
+
+import { call } from "./api.js";
+import { $, confirmDialog, el, focus } from "./helpers.js";
+import { lang, points, t } from "./words.js";
+
+export class Pad {
+  /** ``game``: the controller (current game, whose roll, how to record). */
+  constructor(game) {
+    this.game = game;
+    this.dice = [];
+    this.served = false;
+    this.showAll = false;
+    this.scratchPick = [];
+    this.result = null;     // the last /score answer: { key, data } or { key, offline: true }
+    this.seq = 0;
+    $("#served").addEventListener("change", () => { this.served = $("#served").checked; this.renderOptions(); });
+    $("#clear").addEventListener("click", () => { this.set([], this.served); focus($("#faces button")); });
+    $("#scratch-btn").addEventListener("click", () => this.toggleScratch());
+  }
+
+  /** Put dice (and served) on the pad: a new roll, or a turn to place again. */
+  set(dice, served = false) {
+    this.dice = [...dice];
+    this.served = served;
+    this.showAll = false;
+    this.scratchPick = [];
+    this.render();
+  }
+
+  render() {
+    if (!this.game.game) return;  // no sheet yet
+    $("#served").checked = this.served;
+    this.renderTray();
+    this.renderOptions();
+    if (!$("#scratch-list").hidden) this.renderScratch();
+  }
+
+  renderTray() {
+    const n = this.game.diceCount();
+    const slots = [];
+    for (let i = 0; i < n; i++) {
+      const face = this.dice[i];
+      slots.push(face === undefined
+        ? el("span", { class: "die empty", role: "img", "aria-label": t("empty_die", { n: i + 1 }), text: "·" })
+        : el("button", { type: "button", class: "die", "aria-label": t("remove_die", { n: i + 1, face }),
+                         text: String(face), dataset: { focusKey: `die:${i}` }, onclick: () => this.removeDie(i) }));
+    }
+    $("#tray").replaceChildren(...slots);
+    $("#tray").classList.toggle("ten", n > 5);
+    // The face buttons are made once and only updated: focus stays on the face just pressed.
+    const faces = $("#faces");
+    if (faces.children.length !== 6) {
+      faces.replaceChildren(...[1, 2, 3, 4, 5, 6].map((face) => el("button", {
+        type: "button", class: "face", text: String(face), dataset: { face },
+        onclick: () => this.addDie(face) })));
+    }
+    for (const b of faces.children) {
+      b.setAttribute("aria-label", t("add_die", { face: b.dataset.face }));
+      b.disabled = this.dice.length >= n;
+    }
+  }
+
+  addDie(face) {
+    if (this.dice.length >= this.game.diceCount()) return;
+    this.dice.push(face);
+    this.showAll = false;
+    this.render();
+    // the last die disables the faces: focus moves on to "served", the next thing to say
+    if (this.dice.length >= this.game.diceCount()) focus($("#served"));
+  }
+
+  removeDie(i) {
+    this.dice.splice(i, 1);
+    this.showAll = false;
+    this.render();
+    const left = [...$("#tray").querySelectorAll("button.die")];
+    focus(left[Math.min(i, left.length - 1)], $("#faces button:not(:disabled)"));
+  }
+
+  full() { return this.dice.length === this.game.diceCount(); }
+
+  async renderOptions() {
+    const box = $("#options");
+    const n = this.game.diceCount();
+    const seq = ++this.seq;  // any answer still on its way is for an older roll
+    $("#instant").hidden = true;
+    if (!this.full()) {
+      this.result = null;
+      box.replaceChildren(el("p", { class: "hint", text: t("enter_dice", { n }) }));
+      return;
+    }
+    if (this.game.rollOff()) {
+      box.replaceChildren(el("button", { type: "button", class: "primary", text: t("record_roll_off"),
+        onclick: () => this.game.recordRollOff(this.dice) }));
+      return;
+    }
+    const body = { rules: this.game.rules(), dice: this.dice, served: this.served, sheet: this.game.sheetForRoll() };
+    if (n > 5) body.limit = 100;
+    const key = JSON.stringify(body);
+    if (!this.result || this.result.key !== key) {
+      const res = await call("POST", "/api/v1/score", { body });
+      if (seq !== this.seq) return; // a newer roll is being scored
+      this.result = res.status === 0 ? { key, offline: true } : { key, res };
+    }
+    this.drawOptions();
+  }
+
+  drawOptions() {
+    const box = $("#options");
+    const focused = document.activeElement && box.contains(document.activeElement)
+      ? document.activeElement.dataset.focusKey : null;
+    const { res, offline } = this.result;
+    let buttons;
+    if (offline) {
+      buttons = this.offlineChoices();
+    } else if (!res.ok) {
+      buttons = [el("p", { class: "error", text: res.data ? res.data.detail : String(res.status) })];
+    } else if (res.data.assignments) {
+      const all = res.data.assignments;
+      const shown = this.showAll ? all : all.slice(0, 8);
+      buttons = shown.map((a, k) => {
+        const text = a.boxes.map((b) => `${this.game.boxName(b.category)} ${b.points ? b.points : t("scratched")}`)
+          .join(" + ");
+        return el("button", { type: "button", class: "option wide", dataset: { focusKey: `split:${k}` },
+                              onclick: () => this.game.recordSplit(a, this) },
+          el("span", { class: "label" }, text,
+            el("small", { "aria-hidden": "true", text: a.boxes.map((b) => b.dice.join("-")).join(" | ") })),
+          ...pointsText(a.points));
+      });
+      if (shown.length < all.length) {
+        buttons.push(el("button", { type: "button", class: "secondary wide", text: t("show_all", { n: all.length }),
+          onclick: () => { this.showAll = true; this.drawOptions(); } }));
+      }
+    } else {
+      const wins = res.data.instant_win;
+      const who = this.game.playerName(this.game.who());
+      $("#instant").hidden = !wins;
+      $("#instant").textContent = wins ? t("instant_win", { name: who }) : "";
+      buttons = res.data.options.map((o) => {
+        const name = this.game.boxName(o.category);
+        return el("button", { type: "button", class: `option${wins ? " wins" : ""}`,
+                              dataset: { focusKey: `opt:${o.category}` },
+                              onclick: () => this.choose(o.category, o.points, wins) },
+          el("span", { class: "label" }, name, wins ? el("small", { text: ` ${t("instant_win_option")}` }) : null),
+          ...pointsText(o.points));
+      });
+      if (!buttons.length) buttons = [el("p", { class: "hint", text: t("no_box") })];
+    }
+    box.replaceChildren(...buttons);
+    if (focused) box.querySelector(`[data-focus-key="${CSS.escape(focused)}"]`)?.focus();
+  }
+
+  /** No connection: every free box, its points computed by the server when the turn is sent. */
+  offlineChoices() {
+    if (this.game.diceCount() > 5) return [el("p", { class: "hint", text: t("offline") })];
+    return this.game.freeBoxes().map((b) => el("button", { type: "button", class: "option",
+      dataset: { focusKey: `opt:${b.id}` }, onclick: () => this.choose(b.id, null, false) },
+    el("span", { class: "label", text: b.names[lang()] }), el("span", { class: "pts", text: "…" }),
+    el("span", { class: "sr-only", text: ` (${t("pending")})` })));
+  }
+
+  async choose(category, pts, wins) {
+    if (wins) {
+      // A roll that ends the game says so before the tap, and asks once.
+      const who = this.game.playerName(this.game.who());
+      const name = this.game.boxName(category);
+      const ok = await confirmDialog(t("instant_confirm_title", { name: who }),
+        t("instant_confirm", { what: this.game.instantWinName(), name: who, box: `${name} ${pts}` }));
+      if (!ok) return;
+    }
+    this.game.recordBox(category, pts, false, this);
+  }
+
+  // -- scratch ---------------------------------------------------------------------
+
+  toggleScratch() {
+    const list = $("#scratch-list");
+    list.hidden = !list.hidden;
+    $("#scratch-btn").setAttribute("aria-expanded", String(!list.hidden));
+    if (!list.hidden) {
+      this.renderScratch();
+      focus(list.querySelector("button"));
+    }
+  }
+
+  closeScratch() {
+    $("#scratch-list").hidden = true;
+    $("#scratch-btn").setAttribute("aria-expanded", "false");
+    this.scratchPick = [];
+  }
+
+  renderScratch() {
+    const list = $("#scratch-list");
+    list.setAttribute("aria-label", t("scratch_list"));
+    const two = this.game.boxesPerTurn() > 1;
+    const buttons = this.game.freeBoxes().map((b) => el("button", { type: "button", class: "option scratch",
+      "aria-pressed": two ? String(this.scratchPick.includes(b.id)) : null, dataset: { focusKey: `scr:${b.id}` },
+      onclick: () => (two ? this.pickTwo(b.id) : this.scratchOne(b)) },
+    el("span", { class: "label", text: b.names[lang()] }), ...pointsText(0)));
+    if (two) buttons.unshift(el("p", { class: "hint", text: t("scratch_two") }));
+    const focused = document.activeElement && list.contains(document.activeElement)
+      ? document.activeElement.dataset.focusKey : null;
+    list.replaceChildren(...buttons);
+    if (focused) list.querySelector(`[data-focus-key="${CSS.escape(focused)}"]`)?.focus();
+  }
+
+  async scratchOne(box) {
+    const who = this.game.playerName(this.game.who());
+    if (await confirmDialog(t("scratch_title"), t("scratch_confirm", { box: box.names[lang()], name: who }))) {
+      this.game.recordBox(box.id, 0, true, this);
+    }
+  }
+
+  async pickTwo(id) {
+    this.scratchPick = this.scratchPick.includes(id) ? this.scratchPick.filter((x) => x !== id)
+      : [...this.scratchPick, id].slice(-2);
+    this.renderScratch();
+    if (this.scratchPick.length < 2) return;
+    const who = this.game.playerName(this.game.who());
+    const boxes = this.scratchPick.map((b) => this.game.boxName(b)).join(" + ");
+    if (await confirmDialog(t("scratch_title"), t("scratch_confirm", { box: boxes, name: who }))) {
+      this.game.recordScratchTwo(this.scratchPick, this);
+    }
+  }
+}
+
+/** "30" on the button, "Fours 12 points" for a screen reader: the visible text is the name's start. */
+function pointsText(n) {
+  const word = (n === 1 ? t("points_one") : t("points", { n })).replace(/^\S+\s*/, "");
+  return [el("span", { class: "pts", text: String(n) }), el("span", { class: "sr-only", text: ` ${word}` })];
+}

@@ -1,0 +1,120 @@
+// The sheet, drawn like paper: a column per player, a row per box, totals.
+//
+// Up to six players fit a 360 px phone with short box labels ("1", "Esc",
+// "Póker"; the full name stays in the accessible name, a tooltip and the
+// legend). From seven on, the box column stays pinned and the table scrolls
+// sideways, keeping the player whose turn it is in view.
+
+import { $, el } from "./helpers.js";
+import { lang, points, t } from "./words.js";
+
+/** "20·25" for a fixed box with a served value, "≤ 30" otherwise. */
+export function boxValues(box) {
+  if (box.kind === "fixed") {
+    // served_points 0: a served roll does not go here (general-pr's Big General wins instead)
+    return box.served_points && box.served_points !== box.points ? `${box.points}·${box.served_points}` : `${box.points}`;
+  }
+  return t("max", { n: box.max_points });
+}
+
+/**
+ * Draw ``game`` into #sheet. ``view``: { now (seat or -1), fix: {player, boxes} or null,
+ * pending: {seat: {box: text}}, writer, onCell(seat, boxId, button) }.
+ */
+export function renderSheet(game, view) {
+  const table = $("#sheet");
+  const wrap = $("#sheet-wrap");
+  const n = game.players.length;
+  const l = lang();
+  const focused = document.activeElement && table.contains(document.activeElement)
+    ? document.activeElement.dataset.focusKey : null;
+  table.className = `sheet players-${n}${n > 6 ? " many" : ""}${n <= 3 ? " roomy" : ""}`;
+  // Many players: every column the same width, wider than the phone; the wrap scrolls.
+  table.style.width = n > 6 ? `calc(4.1rem + ${n} * 3.5rem)` : "";
+  const mark = (i) => [i === view.now ? "now" : "", view.fix && view.fix.player === i ? "fix" : ""]
+    .join(" ").trim() || null;
+
+  const head = el("tr", {},
+    el("th", { scope: "col", class: "box-col" }, el("span", { class: "sr-only", text: t("rules") })),
+    ...game.players.map((p, i) => el("th", { scope: "col", class: mark(i), title: p.name,
+      "aria-current": i === view.now ? "true" : null, dataset: { seat: i } },
+      el("span", { class: "name", text: p.name }))));
+
+  const rows = game.boxes.map((box) => el("tr", { dataset: { box: box.id, kind: box.kind } },
+    el("th", { scope: "row", title: `${box.names[l]} · ${boxValues(box)}` },
+      el("span", { class: "box-full", text: box.names[l] }),
+      el("span", { class: "box-short", "aria-hidden": "true", text: (box.short_names || box.names)[l] }),
+      el("span", { class: "box-values", "aria-hidden": "true", text: boxValues(box) })),
+    ...game.players.map((p, i) => {
+      const value = p.sheet[box.id];
+      const scratched = p.scratched.includes(box.id);
+      const pend = view.pending[i] && view.pending[i][box.id];
+      const fixing = view.fix && view.fix.player === i && view.fix.boxes.includes(box.id);
+      const cls = [mark(i), scratched ? "scratched" : "", pend !== undefined ? "pending" : "",
+                   fixing ? "fixing" : ""].join(" ").trim() || null;
+      if (pend !== undefined) {
+        return el("td", { class: cls }, el("span", { text: pend }), el("span", { class: "sr-only", text: ` (${t("pending")})` }));
+      }
+      if (value === null) return el("td", { class: cls });
+      const text = scratched ? "0" : String(value);
+      if (!view.writer) {
+        return el("td", { class: cls }, text, scratched ? el("span", { class: "sr-only", text: ` (${t("scratched")})` }) : null);
+      }
+      const label = t("cell_fix", { box: box.names[l], name: p.name,
+                                    value: scratched ? t("scratched") : points(value) });
+      return el("td", { class: cls }, el("button", { type: "button", class: "cell", "aria-label": label, text,
+        dataset: { focusKey: `cell:${i}:${box.id}` }, onclick: (e) => view.onCell(i, box.id, e.currentTarget) }));
+    })));
+
+  const foot = el("tr", {}, el("th", { scope: "row", text: t("total") }),
+    ...game.players.map((p, i) => el("td", {
+      class: [mark(i), game.winners.includes(i) ? "winner" : ""].join(" ").trim() || null, text: String(p.total) })));
+
+  table.replaceChildren(el("caption", { class: "sr-only", text: t("sheet_label") }),
+    el("thead", {}, head), el("tbody", {}, ...rows), el("tfoot", {}, foot));
+  if (focused) table.querySelector(`[data-focus-key="${CSS.escape(focused)}"]`)?.focus({ preventScroll: true });
+  fitWidth(wrap, table, view.fix ? view.fix.player : view.now);
+}
+
+/** Many players: mark the table scrollable, keep ``seat``'s column in view. */
+function fitWidth(wrap, table, seat) {
+  const scrollable = wrap.scrollWidth > wrap.clientWidth + 1;
+  wrap.classList.toggle("scrolls", scrollable);
+  // A scrolling region must be reachable by keyboard, and named.
+  if (scrollable) {
+    wrap.setAttribute("tabindex", "0");
+    wrap.setAttribute("role", "region");
+    wrap.setAttribute("aria-label", t("sheet_label"));
+  } else {
+    wrap.removeAttribute("tabindex");
+    wrap.removeAttribute("role");
+    wrap.removeAttribute("aria-label");
+  }
+  $("#more-columns").hidden = !scrollable;
+  $("#more-columns").textContent = scrollable ? `→ ${t("more_columns")}` : "";
+  if (scrollable && seat >= 0) {
+    const th = table.querySelector(`thead th[data-seat="${seat}"]`);
+    const pin = table.querySelector("thead th.box-col").offsetWidth;
+    if (th.offsetLeft - wrap.scrollLeft < pin) wrap.scrollLeft = th.offsetLeft - pin;
+    else if (th.offsetLeft + th.offsetWidth > wrap.scrollLeft + wrap.clientWidth) {
+      wrap.scrollLeft = Math.min(th.offsetLeft - pin, th.offsetLeft + th.offsetWidth - wrap.clientWidth);
+    }
+  }
+  edges(wrap);
+}
+
+/** Shadows at the edges that still hide columns. */
+export function edges(wrap) {
+  const frame = wrap.parentElement;
+  frame.classList.toggle("more-left", wrap.scrollLeft > 1);
+  frame.classList.toggle("more-right", wrap.scrollLeft + wrap.clientWidth < wrap.scrollWidth - 1);
+}
+
+/** The legend: every box's full name and values, for the short labels. */
+export function renderLegend(game) {
+  const l = lang();
+  $("#legend-list").replaceChildren(...game.boxes.flatMap((box) => [
+    el("dt", { text: (box.short_names || box.names)[l] }),
+    el("dd", { text: `${box.names[l]} · ${boxValues(box)}` }),
+  ]));
+}

@@ -1,0 +1,41 @@
+// What this phone remembers: recent games and their tokens, the last sheet
+// seen of each (shown while offline), turns waiting to be sent, small flags.
+
+const GAMES = "anotador.games";
+
+function read(key, fallback) {
+  try {
+    const v = JSON.parse(localStorage.getItem(key));
+    return v === null ? fallback : v;
+  } catch {
+    return fallback;
+  }
+}
+
+function write(key, value) {
+  try { localStorage.setItem(key, JSON.stringify(value)); } catch { /* full or private: the server has the truth */ }
+}
+
+export const store = {
+  games() { return read(GAMES, []); },
+  remember(entry) {
+    const list = store.games();
+    const old = list.find((g) => g.id === entry.id) || {};
+    write(GAMES, [{ ...old, ...entry }, ...list.filter((g) => g.id !== entry.id)].slice(0, 20));
+  },
+  token(id) { const g = store.games().find((x) => x.id === id); return g ? g.token || null : null; },
+
+  /** The last game body seen, to draw the sheet with no connection. */
+  lastSeen(id) { return read(`anotador.seen.${id}`, null); },
+  saw(id, game, etag) { write(`anotador.seen.${id}`, { game, etag }); },
+
+  /** Writes not yet acknowledged by the server, oldest first. */
+  queue(id) { return read(`anotador.queue.${id}`, []); },
+  setQueue(id, items) {
+    if (items.length) write(`anotador.queue.${id}`, items);
+    else localStorage.removeItem(`anotador.queue.${id}`);
+  },
+
+  flag(name) { return read(`anotador.flag.${name}`, false); },
+  setFlag(name, value = true) { write(`anotador.flag.${name}`, value); },
+};

@@ -1,0 +1,90 @@
+"""What a player does on the page, as helpers for the browser tests."""
+
+from __future__ import annotations
+
+import re
+
+from playwright.sync_api import expect
+
+VARIANT_NAME = {"generala": "^Generala Ten", "generala-doble": "Double Generala", "double-cameroon": "Double Cameroon",
+                "general-pr": "Puerto Rico", "generala-wiki": "encyclopedia"}
+NAMES = ["Ñandú", "Beto", "Ana Laura", "Guillermina Fernández de la Cruz", "Ceci", "Dani", "Eli", "Fede", "Gabi",
+         "Hugo", "Iris", "Juanjo Pérez-Villalobos del Río"]
+
+
+def start_game(page, players, variant="generala", first_rolls=None, path="/"):
+    page.goto(path)
+    page.get_by_role("radio", name=re.compile(VARIANT_NAME[variant])).check()
+    rows = page.locator("#players li")
+    while rows.count() < len(players):
+        page.locator("#add-player").click()
+    for i, name in enumerate(players):
+        rows.nth(i).locator("input").fill(name)
+    if first_rolls:
+        page.locator("#use-dice").check()
+        for i, face in enumerate(first_rolls):
+            rows.nth(i).locator("select").select_option(str(face))
+    page.locator("#start").click()
+    page.wait_for_url(re.compile(r"/g/[A-Za-z0-9_-]+$"))
+    expect(page.locator("#sheet thead th").nth(1)).to_have_text(players[0])
+    return page.url.rsplit("/", 1)[1]
+
+
+def roll(page, dice, served=False, lang="en"):
+    add = {"en": "Add a {}", "es": "Agregar un {}", "pt": "Adicionar um {}"}[lang]
+    if page.locator("#tray button.die").count():
+        page.locator("#clear").click()
+    for face in dice:
+        page.get_by_role("button", name=add.format(face), exact=True).click()
+    served_box = page.locator("#served")
+    if served_box.is_checked() != served:
+        served_box.click()
+
+
+def option(page, box, points=None):
+    """The option button for ``box`` (with ``points`` when given)."""
+    found = page.locator("#options button").filter(has=page.locator(".label", has_text=re.compile(f"^{re.escape(box)}")))
+    if points is not None:
+        found = found.filter(has=page.locator(".pts", has_text=re.compile(f"^{points}$")))
+    return found.first
+
+
+def choose(page, box, points=None):
+    """Tap the option for ``box``."""
+    option(page, box, points).click()
+
+
+def cell(page, player, box_id):
+    return page.locator(f'#sheet tbody tr[data-box="{box_id}"] td').nth(player)
+
+
+def total(page, player):
+    return page.locator("#sheet tfoot td").nth(player)
+
+
+def confirm(page, yes=True):
+    """Answer the page's own confirmation dialog."""
+    dialog = page.locator("#confirm")
+    expect(dialog).to_be_visible()
+    (page.locator("#confirm-yes") if yes else page.locator("#confirm-no")).click()
+    expect(dialog).to_be_hidden()
+
+
+def scratch(page, box_name):
+    page.locator("#scratch-btn").click()
+    page.locator("#scratch-list button", has_text=box_name).click()
+    confirm(page)
+
+
+def api_turns(page, game):
+    return page.evaluate("id => fetch(`/api/v1/games/${id}/turns`).then(r => r.json())", game)
+
+
+def in_viewport(page, selector, horizontal_only=False):
+    """Whether the element's box lies within the viewport (measured in one step in the page)."""
+    page.locator(selector).first.wait_for()
+    return page.evaluate("""([sel, horizontal]) => {
+        const r = document.querySelector(sel).getBoundingClientRect();
+        const x = r.left >= -0.5 && r.right <= window.innerWidth + 0.5;
+        return horizontal ? x : x && r.top >= -0.5 && r.bottom <= window.innerHeight + 0.5;
+    }""", [selector, horizontal_only])

@@ -1,0 +1,225 @@
+"""Accessible by the standard tools: axe-core on every screen state, focus where a user expects it.
+
+axe-core comes from the npm registry (installed by this test's set-up into
+build/, not vendored); the page's Content-Security-Policy is bypassed in
+these tests only, to inject it.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+import shutil
+import subprocess
+import tarfile
+
+import pytest
+from playwright.sync_api import expect
+
+from .conftest import ROOT, require, shot
+from .pagekit import NAMES, cell, choose, option, roll, scratch, start_game
+
+AXE_VERSION = "4.14.1"
+AXE_DIR = ROOT / "build" / f"axe-core-{AXE_VERSION}"
+#: WCAG 2.1 AA and axe's best practices.
+AXE_TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "best-practice"]
+
+
+@pytest.fixture(scope="session")
+def axe_source():
+    path = AXE_DIR / "axe.min.js"
+    if not path.exists():
+        require(shutil.which("npm") is not None, "npm is not installed: axe-core comes from the npm registry")
+        AXE_DIR.mkdir(parents=True, exist_ok=True)
+        out = subprocess.run(["npm", "pack", f"axe-core@{AXE_VERSION}", "--pack-destination", str(AXE_DIR),
+                              "--silent"], capture_output=True, text=True, timeout=300)
+        require(out.returncode == 0, f"npm pack axe-core failed: {out.stderr.strip()[:300]}")
+        tgz = AXE_DIR / out.stdout.strip().splitlines()[-1]
+        with tarfile.open(tgz) as tar:
+            path.write_bytes(tar.extractfile("package/axe.min.js").read())
+    return path.read_text(encoding="utf-8")
+
+
+def audit(page, axe_source, state):
+    """axe-core's violations on the page as it is now; [] means none."""
+    if not page.evaluate("typeof window.axe !== 'undefined'"):
+        page.add_script_tag(content=axe_source)
+    result = page.evaluate("""tags => axe.run(document, { runOnly: { type: 'tag', values: tags },
+        resultTypes: ['violations'] }).then(r => r.violations.map(v => ({ id: v.id, impact: v.impact,
+        nodes: v.nodes.slice(0, 3).map(n => n.target.join(' ') + ': ' + n.failureSummary.slice(0, 160)) })))""",
+                           AXE_TAGS)
+    return [(state, v["id"], v["impact"], v["nodes"]) for v in result]
+
+
+def test_axe_reports_no_violations_on_any_screen(phone, axe_source):
+    found = []
+    page = phone(bypass_csp=True)
+    page.goto("/")
+    found += audit(page, axe_source, "start")
+    page.locator("#house summary").click()
+    page.locator("#use-dice").check()
+    found += audit(page, axe_source, "start, house rules open")
+    game = start_game(page, ["Ana", "Beto", "Ceci"])
+    found += audit(page, axe_source, "game, writer")
+    roll(page, [6, 6, 6])
+    found += audit(page, axe_source, "dice entered")
+    roll(page, [6, 6, 6, 1, 1])
+    expect(option(page, "Full house", 30)).to_be_visible()
+    found += audit(page, axe_source, "options")
+    page.locator("#scratch-btn").click()
+    found += audit(page, axe_source, "scratch list")
+    page.locator("#scratch-list button").first.click()
+    expect(page.locator("#confirm")).to_be_visible()
+    found += audit(page, axe_source, "dialog")
+    page.locator("#confirm-no").click()
+    page.locator("#share-btn").click()
+    page.locator("#tab-write").click()
+    page.wait_for_function("() => typeof window.qrcode === 'function'")
+    found += audit(page, axe_source, "share panel")
+    page.locator("#share-btn").click()
+    choose(page, "Full house", 30)
+    expect(cell(page, 0, "full")).to_have_text("30")
+    page.get_by_role("button", name=re.compile("^Full house, Ana")).click()
+    expect(page.locator("#play-title")).to_have_text("Round 1 · Ana")
+    found += audit(page, axe_source, "correction")
+    page.locator("#cancel-fix").click()
+    roll(page, [3, 3, 3, 3, 3], served=True)
+    choose(page, "Generala", 50)
+    expect(page.locator("#confirm")).to_be_visible()
+    found += audit(page, axe_source, "instant win dialog")
+    page.locator("#confirm-yes").click()
+    expect(page.locator("#winner")).to_be_visible()
+    found += audit(page, axe_source, "end screen")
+    reader = phone(bypass_csp=True)
+    reader.goto(f"/g/{game}")
+    expect(reader.locator("#readonly-note")).to_be_visible()
+    found += audit(reader, axe_source, "game, read only")
+    many = phone(bypass_csp=True)
+    start_game(many, NAMES[:9])
+    found += audit(many, axe_source, "nine players")
+    spanish = phone("es-AR", bypass_csp=True)
+    spanish.goto("/")
+    found += audit(spanish, axe_source, "start, Spanish")
+    assert found == [], "\n".join(map(str, found))
+
+
+def test_focus_stays_where_a_keyboard_user_expects_it(phone):
+    page = phone()
+    game = start_game(page, ["Ana", "Beto"])
+    # the fifth die disables the faces: focus moves on to "served", not to <body>
+    page.get_by_role("button", name="Add a 2", exact=True).focus()
+    for _ in range(3):
+        page.keyboard.press("Enter")
+    page.keyboard.press("Tab")
+    page.keyboard.press("Enter")
+    page.keyboard.press("Enter")
+    expect(page.locator("#tray button.die")).to_have_text(["2", "2", "2", "3", "3"])
+    expect(page.locator("#served")).to_be_focused()
+    # a poll that redraws the options keeps focus on the same option
+    first = option(page, "Full house", 30)
+    first.focus()
+    token = page.evaluate("JSON.parse(localStorage.getItem('anotador.games'))[0].token")
+    other = phone()
+    other.goto(f"/g/{game}#token={token}")
+    expect(other.locator("#play")).to_be_visible()
+    page.evaluate("document.querySelector('#options').dataset.before = document.activeElement.dataset.focusKey")
+    page.wait_for_timeout(1500)  # polls come and go
+    expect(page.locator('#options [data-focus-key="opt:full"]')).to_be_focused()
+    # recording the turn: focus goes to the next roll's first face
+    page.keyboard.press("Enter")
+    expect(cell(page, 0, "full")).to_have_text("30")
+    expect(page.locator("#faces button").first).to_be_focused()
+    # a dialog names itself, and starts on the safe choice
+    page.locator("#scratch-btn").click()
+    page.locator("#scratch-list button").first.click()
+    expect(page.locator("#confirm")).to_have_attribute("aria-labelledby", "confirm-title")
+    expect(page.locator("#confirm-no")).to_be_focused()
+    page.keyboard.press("Escape")
+    expect(page.locator("#confirm")).to_be_hidden()
+
+
+def test_removing_a_player_keeps_focus_in_the_list(phone):
+    page = phone()
+    page.goto("/")
+    for _ in range(2):
+        page.locator("#add-player").click()
+    rows = page.locator("#players li")
+    for i, name in enumerate(["Ana", "Beto", "Ceci", "Dani"]):
+        rows.nth(i).locator("input").fill(name)
+    expect(rows.nth(2).locator("button")).to_have_attribute("aria-label", "Remove player 3 (Ceci)")
+    rows.nth(1).locator("button").click()
+    expect(rows).to_have_count(3)
+    # the rows are renumbered, and focus is on the remove button that took Beto's place
+    expect(rows.nth(1).locator("button")).to_have_attribute("aria-label", "Remove player 2 (Ceci)")
+    expect(rows.nth(1).locator("button")).to_be_focused()
+    expect(rows.nth(1).locator("input")).to_have_attribute("aria-label", "Player 2")
+
+
+def test_names_say_what_each_control_does(phone):
+    page = phone()
+    start_game(page, ["Ana", "Beto"])
+    roll(page, [4, 4, 1])
+    expect(page.locator("#tray button.die").nth(2)).to_have_attribute("aria-label", "Die 3: 1. Remove")
+    expect(page.locator("#tray .die.empty").first).to_have_attribute("aria-label", "Die 4: not entered")
+    roll(page, [4, 4, 4, 1, 2])
+    expect(option(page, "Fours", 12)).to_have_accessible_name("Fours 12 points")
+    expect(page.locator("#clear")).to_have_attribute("aria-label", "Clear dice")
+
+
+def test_touch_targets_and_focus_ring(phone):
+    page = phone()
+    page.goto("/")
+    page.locator("#house summary").click()
+    start_game(page, ["Ana", "Beto", "Ceci", "Dani"])
+    roll(page, [6, 6, 6, 1, 1])
+    expect(option(page, "Full house", 30)).to_be_visible()
+    small = page.evaluate("""() => [...document.querySelectorAll(
+            '#play button, #play input, .bar select, .bar a, .game-head button, label.switch, #sheet td button')]
+        .filter(e => e.offsetParent !== null)
+        .map(e => { const r = (e.closest('label') || e).getBoundingClientRect();
+                    return [e.id || e.textContent.trim() || e.getAttribute('aria-label'), r.height, r.width]; })
+        .filter(([name, h, w]) => h < 44 || (w < 44 && !name.startsWith('0')))""")
+    # sheet cells are as tall as the sheet's rows (33 px) but span the column
+    small = [s for s in small if not (s[1] >= 33 and s[2] >= 44)]
+    assert small == [], small
+    # the "served" switch: a 44 px target like every other
+    box = page.locator("label.switch").bounding_box()
+    assert box["height"] >= 44
+    # the focus ring: at least 3:1 against the page and against the current column
+    page.keyboard.press("Tab")
+    ring = page.evaluate("getComputedStyle(document.documentElement).getPropertyValue('--focus').trim()")
+    assert ring == "#b35900"
+    assert contrast((0xb3, 0x59, 0x00), (255, 255, 255)) >= 3 and contrast((0xb3, 0x59, 0x00), (0xff, 0xf2, 0xb3)) >= 3
+    shot(page, "17-focus")
+
+
+def contrast(fg, bg):
+    """WCAG contrast ratio of two sRGB colours."""
+    def lum(rgb):
+        def ch(c):
+            c /= 255
+            return c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4
+        r, g, b = (ch(v) for v in rgb)
+        return 0.2126 * r + 0.7152 * g + 0.0722 * b
+    hi, lo = sorted((lum(fg), lum(bg)), reverse=True)
+    return (hi + 0.05) / (lo + 0.05)
+
+
+def test_text_contrast_meets_wcag_aa(phone):
+    page = phone()
+    start_game(page, ["Ana", "Beto"])
+    roll(page, [6, 6, 6, 1, 1])
+    expect(option(page, "Full house", 30)).to_be_visible()
+    pairs = page.evaluate("""() => {
+        const rgb = s => s.match(/\\d+/g).slice(0, 3).map(Number);
+        const bgOf = e => { for (; e; e = e.parentElement) { const c = getComputedStyle(e).backgroundColor;
+            if (!c.endsWith(', 0)') && c !== 'transparent') return c; } return 'rgb(255, 255, 255)'; };
+        const sel = ['.brand', '#turn-line', '#sheet thead th.now', '#sheet tbody th', '#sheet .box-values',
+                     '#sheet td.now', '.face', '#options button', '#clear', '.hint', '#sheet tfoot td',
+                     '.disclosure summary', '#play-title'];
+        return sel.map(s => document.querySelector(s)).filter(Boolean).map(e =>
+            [e.className || e.id || e.tagName, rgb(getComputedStyle(e).color), rgb(bgOf(e))]);
+    }""")
+    assert len(pairs) >= 10
+    low = [(name, round(contrast(fg, bg), 2)) for name, fg, bg in pairs if contrast(fg, bg) < 4.5]
+    assert low == [], low

@@ -1,0 +1,168 @@
+"""Turns that survive the connection: queued on the phone, sent in order, recorded once.
+
+And the page itself: installable (manifest, icons, favicon), its shell kept
+by a service worker so it opens with no network; the API never cached.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+
+from playwright.sync_api import expect
+
+from .conftest import shot
+from .pagekit import api_turns, cell, choose, roll, start_game
+
+
+def test_three_turns_tapped_offline_are_sent_in_order_once(phone):
+    page = phone()
+    game = start_game(page, ["Ana", "Beto", "Ceci"])
+    page.context.set_offline(True)
+    plan = [(0, [1, 1, 1, 2, 3], "Ones", "ones", 3), (1, [2, 2, 5, 5, 6], "Twos", "twos", 4),
+            (2, [3, 3, 3, 3, 1], "Threes", "threes", 12)]
+    for player, dice, box, box_id, _ in plan:
+        roll(page, dice)
+        # no server to score: every free box is offered, scored when the turn is sent
+        expect(page.locator("#options button").first).to_contain_text("…")
+        choose(page, box)
+        expect(cell(page, player, box_id)).to_have_class(re.compile("pending"))
+    expect(page.locator("#pending")).to_have_text("3 record(s) waiting to be sent")
+    expect(page.locator("#offline")).to_be_visible()
+    expect(page.locator("#turn-line")).to_have_text("Ana's turn · round 2 of 10")   # the table plays on
+    shot(page, "14-offline-pending")
+    page.context.set_offline(False)
+    for player, _, _, box_id, points in plan:
+        expect(cell(page, player, box_id)).to_have_text(str(points), timeout=8000)
+    expect(page.locator("#pending")).to_be_hidden()
+    expect(page.locator("#offline")).to_be_hidden()
+    turns = api_turns(page, game)["turns"]
+    assert [(t["player"], t["boxes"][0]["category"]) for t in turns] == [(0, "ones"), (1, "twos"), (2, "threes")]
+    assert page.evaluate("Object.keys(localStorage).filter(k => k.startsWith('anotador.queue'))") == []
+    assert page.errors == []
+
+
+def test_a_server_that_answers_502_twice_records_the_turn_once(phone):
+    page = phone()
+    game = start_game(page, ["Ana", "Beto"])
+    seen = {"n": 0, "keys": set()}
+
+    def flaky(route):
+        seen["n"] += 1
+        seen["keys"].add(route.request.headers.get("idempotency-key"))
+        if seen["n"] <= 2:
+            route.fulfill(status=502, content_type="application/problem+json",
+                          body=json.dumps({"type": "about:blank", "title": "Bad Gateway", "status": 502,
+                                           "detail": "upstream"}), headers={"Retry-After": "1"})
+        else:
+            route.continue_()
+
+    page.route("**/api/v1/games/*/turns", flaky)
+    roll(page, [6, 6, 6, 1, 1])
+    choose(page, "Full house", 30)
+    expect(cell(page, 0, "full")).to_have_class(re.compile("pending"))
+    expect(cell(page, 0, "full")).to_have_text("30", timeout=10000)
+    expect(cell(page, 0, "full")).not_to_have_class(re.compile("pending"))
+    assert seen["n"] == 3 and len(seen["keys"]) == 1          # three tries, one key
+    assert len(api_turns(page, game)["turns"]) == 1           # recorded once
+    assert page.errors == []
+
+
+def test_a_lost_answer_is_retried_with_its_key_and_not_recorded_twice(phone):
+    """The server applied the turn but the phone never got the answer: the retry replays it."""
+    page = phone()
+    game = start_game(page, ["Ana", "Beto"])
+    calls = {"n": 0}
+
+    def drop_first_answer(route):
+        calls["n"] += 1
+        response = route.fetch()       # the server applies the turn...
+        if calls["n"] == 1:
+            route.abort("connectionreset")   # ...and the answer is lost on the way back
+        else:
+            route.fulfill(response=response)
+
+    page.route("**/api/v1/games/*/turns", drop_first_answer)
+    roll(page, [2, 3, 4, 5, 6])
+    choose(page, "Straight", 20)
+    expect(cell(page, 0, "straight")).to_have_text("20", timeout=10000)
+    expect(page.locator("#turn-line")).to_have_text("Beto's turn · round 1 of 10")
+    assert calls["n"] == 2 and len(api_turns(page, game)["turns"]) == 1
+
+
+def test_a_turn_recorded_meanwhile_by_another_phone_is_shown_not_forced(phone):
+    a = phone()
+    game = start_game(a, ["Ana", "Beto"])
+    token = a.evaluate("JSON.parse(localStorage.getItem('anotador.games'))[0].token")
+    b = phone()
+    b.goto(f"/g/{game}#token={token}")
+    a.context.set_offline(True)
+    roll(a, [5, 5, 5, 5, 1])
+    choose(a, "Fives")                       # queued on A
+    expect(cell(a, 0, "fives")).to_have_class(re.compile("pending"))
+    roll(b, [4, 4, 4, 2, 2])
+    choose(b, "Full house", 30)              # B records Ana's turn meanwhile
+    expect(cell(b, 0, "full")).to_have_text("30")
+    a.context.set_offline(False)
+    expect(a.locator("#conflict")).to_be_visible(timeout=8000)
+    expect(a.locator("#conflict-text")).to_contain_text("Ana's turn was recorded: Full house 30")
+    expect(a.locator("#conflict-text")).to_contain_text("Ana: Fives")
+    expect(cell(a, 0, "full")).to_have_text("30")          # what is now recorded
+    expect(cell(a, 0, "fives")).to_have_text("")            # A's turn was not forced in
+    shot(a, "15-offline-conflict")
+    a.locator("#conflict-discard").click()
+    expect(a.locator("#conflict")).to_be_hidden()
+    turns = api_turns(a, game)["turns"]
+    assert [(t["player"], t["boxes"][0]["category"]) for t in turns] == [(0, "full")]
+    assert a.errors == [] and b.errors == []
+
+
+def test_the_shell_opens_offline_from_the_service_worker(phone):
+    page = phone()
+    game = start_game(page, ["Ana", "Beto"])
+    roll(page, [6, 6, 6, 1, 1])
+    choose(page, "Full house", 30)
+    expect(cell(page, 0, "full")).to_have_text("30")
+    page.wait_for_function("() => navigator.serviceWorker.controller !== null || "
+                           "navigator.serviceWorker.ready.then(() => true)")
+    page.reload()  # now under the worker's control
+    page.wait_for_function("() => navigator.serviceWorker.controller !== null")
+    page.context.set_offline(True)
+    page.reload()
+    expect(page.locator("#game-title")).to_have_text("Generala")        # the shell, from the cache
+    expect(cell(page, 0, "full")).to_have_text("30")                     # the last sheet seen, from the phone
+    expect(page.locator("#offline")).to_be_visible(timeout=5000)
+    page.goto("/")                                                       # the start screen too
+    expect(page.locator("#start")).to_be_visible()
+    shot(page, "16-offline-shell")
+    page.context.set_offline(False)
+    # The API is never cached by the worker: every game read reached the server.
+    cached = page.evaluate("""async () => { const out = [];
+        for (const name of await caches.keys()) for (const r of await (await caches.open(name)).keys()) out.push(r.url);
+        return out; }""")
+    assert cached and not any("/api/" in u for u in cached), cached
+    assert game
+
+
+def test_installable_manifest_icons_and_favicon(client):
+    r = client.get("/")
+    html = r.get_data(as_text=True)
+    href = re.search(r'<link rel="manifest" href="([^"]+)"', html).group(1)
+    manifest = client.get(href)
+    assert manifest.status_code == 200
+    data = json.loads(manifest.get_data(as_text=True))
+    assert data["name"] == "Anotador" and data["display"] == "standalone" and data["start_url"] == "../"
+    sizes = {i["sizes"] for i in data["icons"]}
+    assert {"192x192", "512x512"} <= sizes and any(i.get("purpose") == "maskable" for i in data["icons"])
+    for icon in data["icons"]:
+        got = client.get(href.rsplit("/", 1)[0] + "/" + icon["src"])
+        assert got.status_code == 200 and got.mimetype == icon["type"]
+        if icon["type"] == "image/png":
+            width, height = int.from_bytes(got.data[16:20], "big"), int.from_bytes(got.data[20:24], "big")
+            assert f"{width}x{height}" == icon["sizes"]
+    fav = client.get("/favicon.ico")
+    assert fav.status_code == 200 and fav.data[:4] == b"\x00\x00\x01\x00"
+    sw = client.get("/sw.js")
+    assert sw.status_code == 200 and sw.mimetype == "text/javascript" and sw.headers["Service-Worker-Allowed"] == "/"
+    script = sw.get_data(as_text=True)
+    assert "__ASSETS__" not in script and '"/static/js/main.js"' in script and "/api/" in script

@@ -1,0 +1,89 @@
+"""The sheet at a real table: six players on a phone like paper, twelve with a pinned box column."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from playwright.sync_api import expect
+
+from .conftest import shot
+from .pagekit import NAMES, cell, choose, in_viewport, option, roll, scratch, start_game
+
+WIDEST = """() => [...document.querySelectorAll('body *')].filter(e => e.offsetParent !== null
+    && !e.closest('#sheet-wrap.scrolls')).map(e => e.getBoundingClientRect())
+    .filter(r => r.right > window.innerWidth + 0.5 || r.left < -0.5).length"""
+
+
+@pytest.mark.parametrize(("width", "height"), [(360, 640), (390, 844)])
+def test_six_players_fit_the_phone_like_paper(phone, width, height):
+    page = phone(width=width, height=height)
+    start_game(page, NAMES[:6], variant="generala-doble")
+    assert page.evaluate("document.documentElement.scrollWidth") <= width
+    assert page.evaluate(WIDEST) == 0, "an element is wider than the phone"
+    assert not page.locator("#sheet-wrap").evaluate("w => w.scrollWidth > w.clientWidth + 1")
+    # every column header and total on screen from left to right; names shortened, never broken
+    for i in range(6):
+        assert in_viewport(page, f"#sheet thead th:nth-child({i + 2})", horizontal_only=True)
+        assert in_viewport(page, f"#sheet tfoot td:nth-of-type({i + 1})", horizontal_only=True)
+        name = page.locator("#sheet thead th .name").nth(i)
+        assert name.evaluate("n => getComputedStyle(n).whiteSpace") == "nowrap"
+        expect(page.locator("#sheet thead th").nth(i + 1)).to_have_attribute("title", NAMES[i])
+    # short labels, with the full name for screen readers and in the legend
+    expect(page.locator('tr[data-box="straight"] th .box-short')).to_have_text("Str")
+    expect(page.locator('tr[data-box="straight"] th')).to_have_attribute("title", "Straight · 20·25")
+    page.locator("#legend summary").click()
+    expect(page.locator("#legend dd").nth(10)).to_have_text("Double generala · 100·105")
+    # the current player's column is on screen on each of the six turns of a round
+    for turn in range(6):
+        th = page.locator("#sheet thead th.now")
+        expect(th).to_have_attribute("title", NAMES[turn])
+        assert in_viewport(page, "#sheet thead th.now", horizontal_only=True)
+        scratch(page, "Ones")
+    shot(page, f"11-six-players-{width}x{height}", full_page=False)
+
+
+def test_a_whole_turn_with_six_players_needs_no_scrolling(phone):
+    page = phone(width=390, height=844)
+    start_game(page, NAMES[:6], variant="generala-doble")
+    page.evaluate("window.scrollTo(0, 0)")
+    start = page.evaluate("window.scrollY")
+    roll(page, [6, 6, 6, 2, 2], served=True)
+    expect(option(page, "Full house", 35)).to_be_visible()
+    for selector in ("#turn-line", "#play", "#tray", "#faces", "#served", "#options button:first-child",
+                     "#options button:last-child"):
+        assert in_viewport(page, selector), selector
+    assert page.evaluate("window.scrollY") == start
+    shot(page, "12-six-players-turn-390x844", full_page=False)
+    choose(page, "Full house", 35)
+    expect(cell(page, 0, "full")).to_have_text("35")
+    assert page.evaluate("window.scrollY") == start  # tapped, recorded, and nothing moved
+
+
+@pytest.mark.parametrize("players", [9, 12])
+def test_many_players_scroll_past_a_pinned_box_column(phone, players):
+    page = phone(width=360, height=740)
+    start_game(page, NAMES[:players])
+    wrap = page.locator("#sheet-wrap")
+    assert wrap.evaluate("w => w.scrollWidth > w.clientWidth")
+    assert page.evaluate("document.documentElement.scrollWidth") <= 360   # only the sheet scrolls
+    expect(page.locator("#more-columns")).to_be_visible()                  # a sign there are more
+    expect(page.locator(".sheet-frame")).to_have_class("sheet-frame more-right")
+    assert wrap.get_attribute("tabindex") == "0" and wrap.get_attribute("role") == "region"
+    for turn in range(players):
+        expect(page.locator("#sheet thead th.now")).to_have_attribute("title", NAMES[turn])
+        assert in_viewport(page, "#sheet thead th.now", horizontal_only=True), turn
+        # the box column stays where it was while the players scroll under it
+        box_col, now, frame = page.evaluate("""() => [document.querySelector('#sheet tbody th'),
+            document.querySelector('#sheet thead th.now'), document.querySelector('#sheet-wrap')]
+            .map(e => { const r = e.getBoundingClientRect(); return [r.left, r.right]; })""")
+        assert abs(box_col[0] - frame[0]) < 2, turn
+        # the current column is not hidden under the pinned one
+        assert now[0] >= box_col[1] - 1, turn
+        if turn == players // 2:
+            shot(page, f"13-{players}-players", full_page=False)
+        if turn == players - 1:   # the last column: the sign points back, to the left
+            expect(page.locator(".sheet-frame")).to_have_class(re.compile("more-left"))
+        scratch(page, "Ones")
+    # round 2: back to the first player's column
+    expect(page.locator(".sheet-frame")).to_have_class("sheet-frame more-right")
