@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import time
 
 import pytest
 from playwright.sync_api import expect
@@ -87,3 +88,22 @@ def test_many_players_scroll_past_a_pinned_box_column(phone, players):
         scratch(page, "Ones")
     # round 2: back to the first player's column
     expect(page.locator(".sheet-frame")).to_have_class("sheet-frame more-right")
+
+
+CLS = """() => new Promise(resolve => { let total = 0;
+    new PerformanceObserver(list => { for (const e of list.getEntries()) if (!e.hadRecentInput) total += e.value; })
+      .observe({ type: 'layout-shift', buffered: true });
+    setTimeout(() => resolve(total), 1500); })"""
+
+
+def test_nothing_moves_while_a_page_loads(phone):
+    """Lighthouse's layout shift, measured the browser's way: the start screen and a game page."""
+    page = phone(width=390, height=844)
+    page.goto("/")
+    assert page.evaluate(CLS) == 0
+    game = start_game(page, NAMES[:6], variant="generala-doble")
+    fresh = phone(width=390, height=844)   # no sheet kept on this phone yet: it arrives from the server...
+    fresh.route("**/api/v1/**", lambda route: (time.sleep(0.4), route.continue_()))  # ...after the first paint
+    fresh.goto(f"/g/{game}")
+    expect(fresh.locator("#sheet tfoot td")).to_have_count(6)
+    assert fresh.evaluate(CLS) == 0

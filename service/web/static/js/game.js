@@ -43,7 +43,8 @@ export class GameView {
 
   async open(id) {
     $("#home").hidden = true;
-    $("#game").hidden = false;
+    // Shown whole once the sheet is known: nothing on screen moves when it arrives.
+    $("#game").hidden = true;
     const match = /token=([A-Za-z0-9_-]+)/.exec(location.hash);
     if (match) {
       store.remember({ id, token: match[1], at: new Date().toISOString() });
@@ -103,6 +104,7 @@ export class GameView {
     if (this.outbox && this.outbox.items().length) this.outbox.flush();
     if (res.status === 304) return;
     if (res.status === 404) {
+      $("#game").hidden = false;
       $("#game-title").textContent = t("game_missing");
       $("#play").hidden = true;
       return;
@@ -355,6 +357,7 @@ export class GameView {
   render() {
     const g = this.game;
     if (!g || !this.active) return;
+    $("#game").hidden = false;
     const writer = !!this.token;
     const vname = this.variant ? this.variant.names[lang()] : g.variant;
     $("#game-title").textContent = vname;
