@@ -104,6 +104,8 @@ class EntryRow(db.Model):
     scratch: Mapped[bool] = mapped_column(Boolean, default=False)
     #: The group of five placed here, in a two-box variant.
     dice: Mapped[list | None] = mapped_column(JSON, nullable=True)
+    #: Points the roll earned besides the box (Yahtzee's bonus for a further Yahtzee).
+    bonus: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
 
 
 class RollOffRow(db.Model):

@@ -12,7 +12,7 @@ from typing import Any
 from marshmallow import RAISE, Schema, ValidationError, fields, missing, validate
 from marshmallow.decorators import POST_LOAD, PRE_LOAD, VALIDATES, VALIDATES_SCHEMA
 
-from .rules import BOX_NAMES, BOX_SHORT, LANGUAGES, Assignment, RuleSet, Score, instant_win_names
+from .rules import BOX_NAMES, BOX_SHORT, LANGUAGES, OPTION_NAMES, WORDS, Assignment, RuleSet, Score, instant_win_names
 
 
 class StrictBoolean(fields.Boolean):
@@ -141,12 +141,15 @@ class ScoreRequestSchema(Schema):
 
 
 def dump_score(result: Score) -> dict[str, Any]:
-    """Return a one-box answer: instant win, options best first, scratches."""
-    return {
+    """Return a one-box answer: instant win, options best first, scratches (and a roll's bonus)."""
+    body = {
         "instant_win": result.instant_win,
         "options": [{"category": c, "points": p} for c, p in result.options],
         "scratch": list(result.scratch),
     }
+    if result.bonus:
+        body["bonus"] = result.bonus
+    return body
 
 
 def dump_group(dice: list[int], result: Score) -> dict[str, Any]:
@@ -169,9 +172,17 @@ def names(box_id: str) -> dict[str, str]:
 class BoxSchema(Schema):
     """A box as a rule set resolves it."""
 
+    #: The rule set whose boxes are dumped (set by VariantSchema), for its names.
+    context_rules: RuleSet | None = None
+
     id = fields.String()
-    names = fields.Function(lambda box: names(box.id))
+    names = fields.Method("dump_names")
     short_names = fields.Function(lambda box: {lang: BOX_SHORT[box.id][lang] for lang in LANGUAGES})
+
+    def dump_names(self, box) -> dict[str, str]:
+        # a variant may call a box otherwise (Kniffel's "Kniffel"): the dumping rule set says
+        rules = self.context_rules
+        return dict(rules.names_of(box.id)) if rules is not None else names(box.id)
     kind = fields.String()
     face = fields.Integer(allow_none=True)
     points = fields.Integer(attribute="value", allow_none=True)
@@ -182,14 +193,30 @@ class VariantSchema(Schema):
     """A rule set: a built-in variant, or house rules on top of one."""
 
     id = fields.Function(lambda rs: rs.variant.id)
+    family = fields.Function(lambda rs: rs.variant.family)
     names = fields.Function(lambda rs: dict(rs.variant.names))
     description = fields.Function(lambda rs: dict(rs.variant.description))
     dice = fields.Integer()
     boxes_per_turn = fields.Integer()
     rounds = fields.Integer()
     boxes = fields.Method("dump_boxes")
+    bonuses = fields.Method("dump_bonuses")
+    served_matters = fields.Function(lambda rs: rs.served_matters)
     options = fields.Function(lambda rs: rs.options.as_dict())
+    house_rules = fields.Function(lambda rs: [n for n in OPTION_NAMES if n in rs.variant.applicable])
     instant_win_names = fields.Method("dump_instant_win")
+
+    def dump_bonuses(self, rs: RuleSet) -> list[dict]:
+        """What earns points besides the boxes: a section reaching a threshold, further Yahtzees."""
+        out = [{"id": b.id, "names": {lang: WORDS[b.id][lang] for lang in LANGUAGES}, "boxes": list(b.boxes),
+                "threshold": b.threshold, "points": b.points,
+                "subtotal_names": {lang: WORDS["upper"][lang] for lang in LANGUAGES}} for b in rs.bonuses]
+        if rs.options.yahtzee_bonus:  # 0: the house plays without it
+            box = next(b.id for b in rs.boxes if b.role == "yahtzee")
+            names = {lang: WORDS["yahtzee_bonus"][lang].format(box=rs.names_of(box)[lang]) for lang in LANGUAGES}
+            out.append({"id": "yahtzee_bonus", "names": names, "boxes": [box], "threshold": None,
+                        "points": rs.options.yahtzee_bonus, "subtotal_names": None})
+        return out
 
     def dump_instant_win(self, rs: RuleSet) -> dict[str, str] | None:
         if rs.variant.boxes_per_turn > 1 or not (rs.options.served_generala or "").startswith("win"):
@@ -198,7 +225,9 @@ class VariantSchema(Schema):
         return instant_win_names(rs.variant.big_general, generala)
 
     def dump_boxes(self, rs: RuleSet) -> list[dict]:
-        boxes = BoxSchema(many=True).dump(rs.boxes)
+        schema = BoxSchema(many=True)
+        schema.context_rules = rs
+        boxes = schema.dump(rs.boxes)
         for box in boxes:
             box["max_points"] = rs.max_points(box["id"])
         return boxes

@@ -129,6 +129,7 @@ def state_of(game: GameRow) -> Game:
     state = Game(rules, n, game.start)
     for e in db.session.scalars(select(EntryRow).where(EntryRow.game_id == game.id)):
         state.sheets[e.player][e.box] = e.points
+        state.bonuses[e.player] += e.bonus or 0
         if e.scratch or e.points == 0:  # a number box scored 0 is a scratch (RULES.md)
             state.scratched[e.player].add(e.box)
     state.turns = game.turns
@@ -284,13 +285,14 @@ def _commit() -> None:
 def _entries(game: GameRow, play: Play) -> list[EntryRow]:
     """The rows a played turn writes, one per box it filled."""
     return [EntryRow(game_id=game.id, player=play.player, box=p.category, points=p.points, scratch=p.scratch,
-                     dice=None if p.dice is None else list(p.dice))
+                     dice=None if p.dice is None else list(p.dice), bonus=p.bonus)
             for p in play.boxes]
 
 
 def entry_json(entry: EntryRow) -> dict[str, Any]:
     """A box a turn filled, as the history shows it."""
-    return {"category": entry.box, "points": entry.points, "scratch": entry.scratch, "dice": entry.dice}
+    return {"category": entry.box, "points": entry.points, "scratch": entry.scratch, "dice": entry.dice,
+            "bonus": entry.bonus or 0}
 
 
 def _write_play(game: GameRow, number: int, play: Play) -> TurnRow:

@@ -7,7 +7,8 @@ import re
 from playwright.sync_api import expect
 
 VARIANT_NAME = {"generala": "^Generala Ten", "generala-doble": "Double Generala", "double-cameroon": "Double Cameroon",
-                "general-pr": "Puerto Rico", "generala-wiki": "encyclopedia"}
+                "general-pr": "Puerto Rico", "generala-wiki": "encyclopedia", "yahtzee": "^Yahtzee", "kniffel": "^Kniffel",
+                "yatzy": "^Yatzy", "yacht": "^Yacht"}
 NAMES = ["Ñandú", "Beto", "Ana Laura", "Guillermina Fernández de la Cruz", "Ceci", "Dani", "Eli", "Fede", "Gabi",
          "Hugo", "Iris", "Juanjo Pérez-Villalobos del Río"]
 
@@ -31,13 +32,14 @@ def start_game(page, players, variant="generala", first_rolls=None, path="/"):
 
 
 def roll(page, dice, served=False, lang="en"):
-    add = {"en": "Add a {}", "es": "Agregar un {}", "pt": "Adicionar um {}"}[lang]
+    add = {"en": "Add a {}", "es": "Agregar un {}", "pt": "Adicionar um {}", "de": "Eine {} hinzufügen",
+           "sv": "Lägg till en {}"}[lang]
     if page.locator("#tray button.die").count():
         page.locator("#clear").click()
     for face in dice:
         page.get_by_role("button", name=add.format(face), exact=True).click()
     served_box = page.locator("#served")
-    if served_box.is_checked() != served:
+    if served_box.is_visible() and served_box.is_checked() != served:
         served_box.click()
 
 

@@ -105,7 +105,7 @@ def problem(r, status):
         ({"variant": "generala", "dice": [1, 2, 3, 4, 5], "served": "yes"}, "served"),
         ({"variant": "generala", "dice": [1, 2, 3, 4, 5], "served": 1}, "served"),
         ({"variant": "generala", "dice": [1, 2, 3, 4, 5], "colour": "red"}, "colour"),
-        ({"variant": "yahtzee", "dice": [1, 2, 3, 4, 5]}, "variant"),
+        ({"variant": "bunco", "dice": [1, 2, 3, 4, 5]}, "variant"),
         ({"dice": [1, 2, 3, 4, 5]}, "variant"),
         ({"variant": "generala", "rules": {"base": "generala"}, "dice": [1, 2, 3, 4, 5]}, "variant"),
         ({"rules": {"base": "generala", "served_bonus": -5}, "dice": [1, 2, 3, 4, 5]}, "rules.served_bonus"),

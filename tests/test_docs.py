@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from service.rules import BOX_NAMES, OPTION_NAMES, VARIANTS, find_variant
+from service.rules import BOX_NAMES, LANGUAGES, OPTION_NAMES, VARIANTS, find_variant
 from service.rules import options as option_values
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -43,7 +43,7 @@ def test_every_identifier_of_the_engine_is_documented(doc):
     missing += [b for b in BOX_NAMES if b not in words]
     missing += [o for o in OPTION_NAMES if o not in words]
     for values in (option_values.STRAIGHTS, option_values.DOUBLE_AFTER, option_values.SERVED_GENERALA,
-                   option_values.TIE_BREAKS, option_values.FIRST_PLAYER):
+                   option_values.TIE_BREAKS, option_values.FIRST_PLAYER, option_values.JOKERS):
         missing += [v for v in values if v not in words]
     assert missing == [], f"docs/rules.md does not mention {missing}"
 
@@ -54,11 +54,13 @@ def test_each_variant_table_matches_its_boxes(doc, variant_id):
     rows = table_rows(section(doc, f"### `{variant_id}`"))
     assert [r[0].strip("`") for r in rows] == [b.id for b in rules.boxes]
     for (box_id, names, scores, served), box in zip(rows, rules.boxes):
-        assert names == " · ".join(BOX_NAMES[box.id][lang] for lang in ("en", "es", "pt"))
+        assert names == " · ".join(rules.names_of(box.id)[lang] for lang in LANGUAGES)
         if box.kind == "number":
             assert scores == f"sum of the {box.face}s (max {rules.max_points(box.id)})"
         elif box.kind == "sum":
             assert scores == f"total of the five dice (max {rules.max_points(box.id)})"
+        elif box.kind == "matching":
+            assert scores == f"the dice that make it (max {rules.max_points(box.id)})"
         else:
             assert scores == str(box.value)
         if box.kind != "fixed" or box.served_value == box.value and box.role != "generala":

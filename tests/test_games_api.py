@@ -246,10 +246,10 @@ def test_history_lists_turns_in_order(new_game):
     first, second = history["turns"]
     assert (first["number"], first["player"], first["round"], first["dice"], first["served"]) == (
         1, 0, 1, [5, 4, 3, 2, 1], True)
-    assert first["boxes"] == [{"category": "straight", "points": 25, "scratch": False, "dice": None}]
+    assert first["boxes"] == [{"category": "straight", "points": 25, "scratch": False, "dice": None, "bonus": 0}]
     assert first["corrections"] == [] and first["corrected_at"] is None
     assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z", first["recorded_at"])
-    assert second["boxes"] == [{"category": "ones", "points": 0, "scratch": True, "dice": None}]
+    assert second["boxes"] == [{"category": "ones", "points": 0, "scratch": True, "dice": None, "bonus": 0}]
     assert second["dice"] is None
 
 

@@ -24,7 +24,8 @@ CAMEROON = {
 }
 
 
-@pytest.mark.parametrize("variant", [v for v in VARIANTS if VARIANTS[v].boxes_per_turn == 1])
+@pytest.mark.parametrize("variant", [v for v in VARIANTS
+                                     if VARIANTS[v].boxes_per_turn == 1 and VARIANTS[v].family == "generala"])
 def test_a_whole_game_of_every_one_box_variant(new_game, variant):
     rules = find_variant(variant).rules()
     table = new_game(variant, ["Ana", "Beto", "Ceci"])
@@ -50,6 +51,126 @@ def test_a_whole_game_of_every_one_box_variant(new_game, variant):
     assert (game["winners"], game["reason"]) == ([0, 1], "tie_shared" if rules.options.tie_break == "share"
                                                  else "draw")
     table.turn(0, "ones", [1, 1, 1, 1, 1], expect=409)  # the game is over
+
+
+#: The Yahtzee family: per variant, a roll and its points for every box, in the order Ana fills them.
+#: Her upper boxes add up to exactly 63, the threshold of the upper bonus.
+FAMILY = {
+    "yahtzee": [
+        ("yahtzee", [4, 4, 4, 4, 4], 50), ("ones", [1, 1, 1, 2, 3], 3), ("twos", [2, 2, 2, 5, 6], 6),
+        ("threes", [3, 3, 3, 1, 2], 9), ("fours", [4, 4, 4, 1, 2], 12), ("fives", [5, 5, 5, 1, 2], 15),
+        ("sixes", [6, 6, 6, 1, 2], 18), ("three_of_a_kind", [2, 2, 2, 6, 5], 17),
+        ("four_of_a_kind", [3, 3, 3, 3, 6], 18), ("full_house", [2, 2, 5, 5, 5], 25),
+        ("small_straight", [1, 2, 3, 4, 6], 30), ("large_straight", [2, 3, 4, 5, 6], 40),
+        ("chance", [6, 6, 5, 5, 4], 26),
+    ],
+    "yatzy": [
+        ("ones", [1, 1, 1, 2, 3], 3), ("twos", [2, 2, 2, 5, 6], 6), ("threes", [3, 3, 3, 1, 2], 9),
+        ("fours", [4, 4, 4, 1, 2], 12), ("fives", [5, 5, 5, 1, 2], 15), ("sixes", [6, 6, 6, 1, 2], 18),
+        ("one_pair", [6, 6, 5, 5, 1], 12), ("two_pairs", [6, 6, 5, 5, 1], 22),
+        ("three_of_a_kind", [4, 4, 4, 4, 1], 12), ("four_of_a_kind", [5, 5, 5, 5, 5], 20),
+        ("small_straight", [1, 2, 3, 4, 5], 15), ("large_straight", [2, 3, 4, 5, 6], 20),
+        ("full_house", [6, 6, 6, 5, 5], 28), ("chance", [6, 6, 5, 5, 4], 26), ("yatzy", [1, 1, 1, 1, 1], 50),
+    ],
+    "yacht": [
+        ("ones", [1, 1, 1, 2, 3], 3), ("twos", [2, 2, 2, 5, 6], 6), ("threes", [3, 3, 3, 1, 2], 9),
+        ("fours", [4, 4, 4, 1, 2], 12), ("fives", [5, 5, 5, 1, 2], 15), ("sixes", [6, 6, 6, 1, 2], 18),
+        ("full_house", [6, 6, 6, 5, 5], 28), ("four_of_a_kind", [5, 5, 5, 5, 2], 20),
+        ("little_straight", [1, 2, 3, 4, 5], 30), ("big_straight", [2, 3, 4, 5, 6], 30),
+        ("choice", [6, 6, 5, 5, 4], 26), ("yacht", [3, 3, 3, 3, 3], 50),
+    ],
+}
+FAMILY["kniffel"] = FAMILY["yahtzee"]
+
+
+@pytest.mark.parametrize("variant", sorted(FAMILY))
+def test_a_whole_game_of_every_yahtzee_family_variant(new_game, variant):
+    """Six players: Ana scores every box, the others scratch theirs; subtotal and bonus in the body."""
+    rules = find_variant(variant).rules()
+    plan = FAMILY[variant]
+    assert sorted(box for box, _, _ in plan) == sorted(b.id for b in rules.boxes)
+    for box, dice, points in plan:  # the table agrees with the engine before it plays
+        assert (box, points) in [(o.category, o.points) for o in rules.score(dice, False, {}).options]
+    names = ["Ana", "Beto", "Ceci", "Dani", "Eli", "Fede"]
+    table = new_game(variant, names)
+    game = table.get()
+    upper = {"yahtzee": 35, "kniffel": 35, "yatzy": 50, "yacht": None}[variant]
+    assert [b["id"] for b in game["bonuses"]] == (
+        ["upper_bonus", "yahtzee_bonus"] if variant in ("yahtzee", "kniffel")
+        else ["upper_bonus"] if upper else [])
+    for rnd, (box, dice, points) in enumerate(plan, start=1):
+        game = table.turn(0, box, dice)
+        assert game["players"][0]["sheet"][box] == points
+        for p in range(1, 6):
+            table.turn(p, rules.boxes[rnd - 1].id, scratch=True)
+        if box == "sixes" and upper:  # the six upper boxes are in: 63, the bonus is earned
+            game = table.get()
+            assert game["players"][0]["subtotals"] == {"upper_bonus": 63}
+            assert game["players"][0]["bonuses"]["upper_bonus"] == upper
+            assert game["players"][1]["bonuses"]["upper_bonus"] == 0
+    game = table.get()
+    ana = game["players"][0]
+    boxes_total = sum(points for _, _, points in plan)
+    assert game["status"] == "finished" and game["winners"] == [0] and game["reason"] == "highest_total"
+    assert ana["total"] == boxes_total + (upper or 0)
+    assert [pl["total"] for pl in game["players"][1:]] == [0] * 5
+    if upper:
+        assert ana["bonuses"]["upper_bonus"] == upper
+    else:
+        assert ana["subtotals"] == {} and ana["bonuses"] == {}
+
+
+@pytest.mark.parametrize("variant", ["yahtzee", "kniffel"])
+def test_further_yahtzees_earn_100_and_play_as_jokers(new_game, variant):
+    """The forced joker through the API: matching upper box first, then any lower box; undo and fix."""
+    table = new_game(variant, ["Ana", "Beto"])
+    table.turn(0, "yahtzee", [5, 5, 5, 5, 5])
+    table.turn(1, "yahtzee", [2, 2, 3, 3, 1], scratch=True)  # Beto's Yahtzee box holds 0
+    # Ana's second Yahtzee of fives must go in fives while it is free.
+    problem = table.turn(0, "chance", [5, 5, 5, 5, 5], expect=422)
+    assert "fives" in problem["detail"]
+    game = table.turn(0, "fives", [5, 5, 5, 5, 5])
+    ana = game["players"][0]
+    assert ana["sheet"]["fives"] == 25 and ana["bonuses"]["yahtzee_bonus"] == 100
+    assert ana["total"] == 50 + 25 + 100
+    turns = table.client.get(table.url("/turns")).get_json()["turns"]
+    assert turns[-1]["boxes"][0]["bonus"] == 100 and turns[0]["boxes"][0]["bonus"] == 0
+    # Beto's Yahtzee box holds 0: his further Yahtzee is a joker with no bonus.
+    game = table.turn(1, "fours", [4, 4, 4, 4, 4])
+    assert game["players"][1]["bonuses"]["yahtzee_bonus"] == 0 and game["players"][1]["total"] == 20
+    # A third Yahtzee of fives, fives closed: a lower box at full value, with the bonus.
+    game = table.turn(0, "large_straight", [5, 5, 5, 5, 5])
+    ana = game["players"][0]
+    assert ana["sheet"]["large_straight"] == 40 and ana["bonuses"]["yahtzee_bonus"] == 200
+    assert ana["total"] == 50 + 25 + 40 + 200
+    # Undo takes the bonus back with the box.
+    game = table.undo()
+    assert game["players"][0]["bonuses"]["yahtzee_bonus"] == 100
+    assert game["players"][0]["sheet"]["large_straight"] is None
+    # A correction of the second turn into a plain roll takes its bonus away.
+    ana = table.correct(3, category="fives", dice=[5, 5, 5, 1, 2])["players"][0]
+    assert ana["sheet"]["fives"] == 15 and ana["bonuses"]["yahtzee_bonus"] == 0
+    assert ana["total"] == 50 + 15
+
+
+def test_yahtzee_bonus_off_and_free_joker(new_game):
+    """House rules: no Yahtzee bonus, and the free joker (any box, joker values only with the upper one closed)."""
+    table = new_game({"base": "yahtzee", "yahtzee_bonus": 0, "joker": "free"}, ["Ana", "Beto"])
+    table.turn(0, "yahtzee", [6, 6, 6, 6, 6])
+    table.turn(1, "chance", [1, 2, 3, 4, 6])
+    game = table.turn(0, "chance", [5, 5, 5, 5, 5])  # free: chance though fives is open
+    ana = game["players"][0]
+    assert ana["sheet"]["chance"] == 25 and ana["total"] == 75
+    assert ana["bonuses"].get("yahtzee_bonus", 0) == 0
+    # With fives open, a free joker does not make a straight of five fives: it is not offered.
+    table.turn(1, "ones", [1, 1, 2, 3, 4])
+    problem = table.turn(0, "large_straight", [5, 5, 5, 5, 5], expect=422)
+    assert "does not qualify for large_straight" in problem["detail"]
+    table.turn(0, "fives", [5, 5, 1, 2, 3])
+    table.turn(1, "twos", [2, 2, 1, 3, 4])
+    # Fives closed: now the same roll is a joker, worth the full 40 there.
+    game = table.turn(0, "large_straight", [5, 5, 5, 5, 5])
+    assert game["players"][0]["sheet"]["large_straight"] == 40 and game["players"][0]["total"] == 50 + 25 + 10 + 40
 
 
 def test_a_whole_game_of_double_cameroon(new_game):
@@ -119,7 +240,8 @@ def test_correction_and_history(new_game):
     assert first["served"] is False and first["boxes"][0]["category"] == "sixes"
     assert first["corrected_at"] is not None
     assert first["corrections"][0]["served"] is True
-    assert first["corrections"][0]["boxes"] == [{"category": "full", "points": 35, "scratch": False, "dice": None}]
+    assert first["corrections"][0]["boxes"] == [{"category": "full", "points": 35, "scratch": False, "dice": None,
+                                                  "bonus": 0}]
     # dice only: the box stays
     game = table.correct(2, dice=[1, 1, 1, 3, 4])
     assert game["players"][1]["sheet"]["ones"] == 3
@@ -193,7 +315,11 @@ def test_a_number_box_scored_zero_shows_as_scratched(new_game):
     ana = game["players"][0]
     assert ana["sheet"]["ones"] == 0 and ana["scratched"] == ["ones"]
     history = table.client.get(table.url("/turns")).get_json()["turns"]
-    assert history[0]["boxes"] == [{"category": "ones", "points": 0, "scratch": True, "dice": None}]
+    # the history keeps what was said (scored in ones); a correction of its dice would score it again
+    assert history[0]["boxes"] == [{"category": "ones", "points": 0, "scratch": False, "dice": None, "bonus": 0}]
+    game = table.correct(1, dice=[1, 1, 4, 5, 6])
+    assert game["players"][0]["sheet"]["ones"] == 2 and game["players"][0]["scratched"] == []
+    game = table.correct(1, dice=[2, 3, 4, 5, 6])
     # the filled record crosses it out like any scratch: no "0" drawn in the
     # cell, only the two totals
     pdf = table.client.get(table.url("/sheet.pdf?lang=en"))

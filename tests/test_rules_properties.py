@@ -13,8 +13,8 @@ die = st.integers(min_value=1, max_value=6)
 five_dice = st.lists(die, min_size=5, max_size=5)
 ONE_BOX = [v for v in VARIANTS.values() if v.boxes_per_turn == 1]
 
-#: Option overrides worth exploring: every value RULES.md names.
-overrides = st.fixed_dictionaries(
+#: Option overrides worth exploring: every value the rules reference names.
+generala_overrides = st.fixed_dictionaries(
     {},
     optional={
         "served_bonus": st.sampled_from([0, 5, 10]),
@@ -27,13 +27,31 @@ overrides = st.fixed_dictionaries(
         "points": st.sampled_from([{}, {"straight": 25}, {"four": 45}]),
     },
 )
+yahtzee_overrides = st.fixed_dictionaries(
+    {},
+    optional={
+        "joker": st.sampled_from(["forced", "free"]),
+        "yahtzee_bonus": st.sampled_from([0, 100]),
+        "points": st.sampled_from([{}, {"full_house": 30}, {"large_straight": 45}]),
+    },
+)
+
+
+def overrides_for(variant):
+    if variant.boxes_per_turn > 1:
+        return st.just({})
+    if "joker" in variant.applicable:
+        return yahtzee_overrides
+    if variant.family == "yahtzee":
+        return st.just({})
+    return generala_overrides
 
 
 @st.composite
 def rules_and_sheet(draw, variants=ONE_BOX):
     """A rule set, and a sheet of that rule set that a game could reach."""
     variant: Variant = draw(st.sampled_from(variants))
-    rules = variant.rules(draw(overrides) if variant.id != "double-cameroon" else {})
+    rules = variant.rules(draw(overrides_for(variant)))
     per_turn = rules.boxes_per_turn
     closed_n = draw(st.integers(0, rules.rounds - 1)) * per_turn
     closed = draw(st.permutations([b.id for b in rules.boxes]))[:closed_n]
@@ -54,7 +72,10 @@ def rules_and_sheet(draw, variants=ONE_BOX):
 def test_scratch_is_offered_for_every_free_box(rs, dice, served):
     rules, sheet = rs
     result = rules.score(dice, served, sheet)
-    assert result.scratch == tuple(b.id for b in rules.boxes if b.id not in sheet)
+    allowed = rules.allowed(tuple(dice.count(f) for f in range(1, 7)), sheet)  # a forced Yahtzee joker
+    assert result.scratch == tuple(b.id for b in rules.boxes if b.id not in sheet
+                                   and (allowed is None or b.id in allowed))
+    assert result.scratch  # a turn always has somewhere to go
 
 
 @given(rules_and_sheet(), five_dice, st.booleans())

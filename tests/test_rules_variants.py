@@ -175,10 +175,16 @@ def test_variant_defaults_for_double_generala():
     assert find_variant("double-cameroon").rules().options.served_bonus is None
 
 
-def test_every_variant_has_names_in_three_languages():
+def test_every_variant_and_box_has_names_in_every_language():
+    from service.rules import BOX_NAMES, BOX_SHORT, LANGUAGES, WORDS
+
     for variant in VARIANTS.values():
-        assert set(variant.names) == set(variant.description) == {"en", "es", "pt"}
+        assert set(variant.names) == set(variant.description) == set(LANGUAGES)
         assert all(variant.names.values()) and all(variant.description.values())
+        for box in variant.default_rules.boxes:
+            assert set(BOX_NAMES[box.id]) == set(BOX_SHORT[box.id]) == set(LANGUAGES), box.id
+            assert all(BOX_NAMES[box.id].values()) and all(BOX_SHORT[box.id].values())
+    assert all(set(w) == set(LANGUAGES) for w in WORDS.values())
 
 
 def test_general_pr_big_general_wins_and_is_no_small_general():

@@ -57,11 +57,15 @@ def game_body(game: GameRow, state: Game | None = None) -> dict[str, Any]:
         "variant": rules.variant.id,
         "rules": {"base": rules.variant.id, **rules.options.as_dict()},
         "boxes": VariantSchema().dump_boxes(rules),
+        "bonuses": VariantSchema().dump_bonuses(rules),
+        "served_matters": rules.served_matters,
         "players": [
             {
                 "name": p.name,
                 "sheet": {b.id: state.sheets[p.seat].get(b.id) for b in rules.boxes},
                 "scratched": [b.id for b in rules.boxes if b.id in state.scratched[p.seat]],
+                "subtotals": rules.subtotals(state.sheets[p.seat]),
+                "bonuses": player_bonuses(rules, state, p.seat),
                 "total": totals[p.seat],
             }
             for p in game.players
@@ -77,6 +81,14 @@ def game_body(game: GameRow, state: Game | None = None) -> dict[str, Any]:
         "created_at": sheets.iso(game.created_at),
         "updated_at": sheets.iso(game.updated_at),
     }
+
+
+def player_bonuses(rules: RuleSet, state: Game, seat: int) -> dict[str, int]:
+    """A player's bonuses: each section's (0 until its threshold), and the bonuses of rolls."""
+    out = rules.section_bonuses(state.sheets[seat])
+    if rules.options.yahtzee_bonus:
+        out["yahtzee_bonus"] = state.bonuses[seat]
+    return out
 
 
 def game_response(game: GameRow, state: Game | None = None, status: int = 200) -> Response:

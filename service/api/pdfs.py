@@ -15,7 +15,7 @@ from marshmallow import Schema, ValidationError
 
 from .. import sheets
 from ..errors import ValidationProblem, flatten
-from ..printing import blank_sheet, check_options, filled_sheet
+from ..printing import blank_sheet, check_fits, check_options, filled_sheet
 from ..rules import RuleSet, find_variant
 from ..schemas import FilledSheetQuerySchema, SheetQuerySchema, SheetRequestSchema
 from .common import load, resolve_rules
@@ -69,6 +69,7 @@ def pdf(make, key: Any, filename: str, max_age: int | None) -> Response:
 def blank(rules: RuleSet, opts: dict[str, Any]) -> Response:
     # A bad request is a 422 even when If-None-Match is "*"; names as printed.
     opts["names"] = check_options(**opts)
+    check_fits(rules, opts["players"], opts["games"], opts["size"], opts["lang"])
     name = f"{rules.variant.id}_{opts['size']}_{opts['lang']}.pdf"
     return pdf(lambda: blank_sheet(rules, **opts), [rules.spec(), opts], name, BLANK_MAX_AGE)
 
@@ -99,7 +100,7 @@ def game_sheet(game_id: str):
         return filled_sheet(
             state.rules, names=[p.name for p in game.players], sheets=state.sheets,
             scratched=[sorted(s) for s in state.scratched], totals=state.totals(), winners=list(game.winners),
-            reason=game.reason, date=when, size=opts["size"], lang=opts["lang"],
+            reason=game.reason, date=when, bonuses=state.bonuses, size=opts["size"], lang=opts["lang"],
         )
 
     return pdf(make, [game.id, game.version, opts], f"{game.id}_{opts['size']}_{opts['lang']}.pdf", None)

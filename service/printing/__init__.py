@@ -10,12 +10,14 @@ from typing import Sequence
 
 from ..rules import WORDS, RuleSet
 from . import fonts
-from .layout import (LANGS, MAX_GAMES, MAX_PLAYERS, SIZES, Layout, Line, Rect, SheetOptionError, check_options,
+from .layout import (LANGS, MAX_GAMES, MAX_PLAYERS, SIZES, Layout, Line, Rect, SheetOptionError, check_fits,
+                     check_options,
                      fit, layout)
 from .render import render
-from .words import REASONS, UI
+from .words import REASONS, UI, sheet_rows
 
-__all__ = ["LANGS", "MAX_GAMES", "MAX_PLAYERS", "SIZES", "SheetOptionError", "blank_sheet", "check_options",
+__all__ = ["LANGS", "MAX_GAMES", "MAX_PLAYERS", "SIZES", "SheetOptionError", "blank_sheet", "check_fits",
+           "check_options",
            "filled_sheet", "layout"]
 
 
@@ -28,8 +30,11 @@ def blank_sheet(rules: RuleSet, *, players: int = 6, names: Sequence[str] = (), 
 
 def filled_sheet(rules: RuleSet, *, names: Sequence[str], sheets: Sequence[dict], scratched: Sequence[Sequence[str]],
                  totals: Sequence[int], winners: Sequence[int], reason: str | None, date: str,
-                 size: str = "a4", lang: str = "es") -> bytes:
-    """A game's record: recorded points, scratches crossed, totals, the winner."""
+                 bonuses: Sequence[int] | None = None, size: str = "a4", lang: str = "es") -> bytes:
+    """A game's record: recorded points, scratches crossed, subtotals and bonuses, totals, the winner.
+
+    ``bonuses``: each player's points from bonuses of rolls (further Yahtzees).
+    """
     subtitle = [f"{UI['date'][lang]}: {date}"]
     if winners:
         who = ", ".join(names[i] for i in winners)
@@ -40,25 +45,39 @@ def filled_sheet(rules: RuleSet, *, names: Sequence[str], sheets: Sequence[dict]
         subtitle.append(f"{word}: {who} ({why})" if why else f"{word}: {who}")
     page = layout(rules, players=len(names), names=list(names), games=1, size=size, lang=lang,
                   subtitle=subtitle)
-    fill(page, rules, sheets, scratched, totals, winners)
+    fill(page, rules, sheets, scratched, totals, winners, bonuses or [0] * len(names), lang)
     return render(page, f"{rules.variant.names[lang]} · {date}", lang)
 
 
 def fill(page: Layout, rules: RuleSet, sheets: Sequence[dict], scratched: Sequence[Sequence[str]],
-         totals: Sequence[int], winners: Sequence[int]) -> None:
-    """Write a game's points into the player cells of ``page``."""
-    n = len(rules.boxes)
+         totals: Sequence[int], winners: Sequence[int], bonuses: Sequence[int], lang: str) -> None:
+    """Write a game's points into the player cells of ``page``, row by row as the sheet has them."""
+    lines = sheet_rows(rules, lang)
+    sections = {b.id: b for b in rules.bonuses}
     for p, sheet in enumerate(sheets):
-        for r, box in enumerate(rules.boxes):
+        subtotal = rules.subtotals(sheet)
+        bonus = rules.section_bonuses(sheet)
+        for r, line in enumerate(lines):
             x, y, w, h = page.cells[(0, p, r)]
-            value = sheet.get(box.id)
-            if box.id in scratched[p]:
-                # a scratch is crossed out, as with a pencil
-                page.lines.append(Line(x + 1.5, y + 1.5, x + w - 1.5, y + h - 1.5, 0.9, (0.3, 0.3, 0.3)))
-            elif value is not None:
+            value = None
+            if line.kind == "box":
+                if line.id in scratched[p]:
+                    # a scratch is crossed out, as with a pencil
+                    page.lines.append(Line(x + 1.5, y + 1.5, x + w - 1.5, y + h - 1.5, 0.9, (0.3, 0.3, 0.3)))
+                    continue
+                value = sheet.get(line.id)
+            elif line.kind == "subtotal":
+                value = subtotal[line.id]
+            elif line.kind == "bonus":
+                # its points once reached; 0 once the section is full without them
+                done = all(b in sheet for b in sections[line.id].boxes)
+                value = bonus[line.id] if bonus[line.id] or done else None
+            elif line.kind == "rolls":
+                value = bonuses[p] or None
+            if value is not None:
                 page.texts.append(fit(str(value), fonts.BOLD, w, h, 12, x=x, y=y, align="center",
                                       color=(0.05, 0.1, 0.45)))
-        x, y, w, h = page.cells[(0, p, n)]
+        x, y, w, h = page.cells[(0, p, len(lines))]
         if p in winners:
             page.rects.append(Rect(x, y, w, h, (0.82, 0.82, 0.82)))
         page.texts.append(fit(str(totals[p]), fonts.BOLD, w, h, 12, x=x, y=y, align="center"))

@@ -20,10 +20,10 @@ from reportlab.lib.units import mm
 
 from ..rules import InvalidNameError, RuleSet, clean_name
 from . import fonts
-from .words import UI, box_name, box_values, legend
+from .words import UI, Row, legend, sheet_rows
 
 SIZES = {"a4": A4, "letter": LETTER}
-LANGS = ("es", "en", "pt")
+LANGS = ("es", "en", "pt", "de", "sv")
 MAX_PLAYERS, MAX_GAMES = 12, 3
 
 MARGIN = 11 * mm
@@ -92,7 +92,8 @@ class Layout:
     texts: list[Text] = field(default_factory=list)
     lines: list[Line] = field(default_factory=list)
     rects: list[Rect] = field(default_factory=list)
-    #: Player column cells: (block, player, row) → (x, y, w, h); row len(boxes) is the total.
+    #: Player column cells: (block, player, row) → (x, y, w, h), rows as :func:`sheet_rows` lists
+    #: them; the last row is the total.
     cells: dict[tuple[int, int, int], tuple[float, float, float, float]] = field(default_factory=dict)
 
 
@@ -265,7 +266,7 @@ class _Plan:
 def _plan(rules: RuleSet, players: int, games: int, size: str, lang: str, label_ideal: float,
           legend_lines: int) -> _Plan:
     """Choose orientation and blocks per row that give the roomiest cells."""
-    rows = len(rules.boxes) + 1
+    rows = len(sheet_rows(rules, lang)) + 1
     plans = []
     for upright, page in ((True, SIZES[size]), (False, landscape(SIZES[size]))):
         avail_w = page[0] - 2 * MARGIN
@@ -277,7 +278,7 @@ def _plan(rules: RuleSet, players: int, games: int, size: str, lang: str, label_
             label = label_ideal
             col = (avail_w - label - (per_row - 1) * BLOCK_GAP) / (per_row * players)
             if col < COL_MIN:  # give the player columns room: narrow the labels
-                label = max(28 * mm, avail_w - (per_row - 1) * BLOCK_GAP - per_row * players * COL_MIN)
+                label = max(25 * mm, avail_w - (per_row - 1) * BLOCK_GAP - per_row * players * COL_MIN)
                 col = (avail_w - label - (per_row - 1) * BLOCK_GAP) / (per_row * players)
             col, row = min(col, COL_MAX), min(row, ROW_MAX)
             # First: room to write (capped once comfortable). Then: use the
@@ -291,22 +292,40 @@ def _plan(rules: RuleSet, players: int, games: int, size: str, lang: str, label_
     return max(plans, key=lambda p: p.score)
 
 
+#: The smallest player cell a sheet may have: room to write two digits by hand.
+CELL_MIN_W, CELL_MIN_H = 25.0, 14.0  # 8.8 mm x 4.9 mm
+
+
+def _fitting_plan(rules: RuleSet, players: int, games: int, size: str, lang: str):
+    """The page plan for these options, or SheetOptionError if no plan leaves room to write."""
+    fonts.register()
+    lines = sheet_rows(rules, lang)
+    name_w = max(fonts.width(r.label, fonts.BOLD, 10) for r in lines) + 2 * PAD + 2
+    value_w = max(fonts.width(r.values, fonts.REGULAR, 8) for r in lines) + 2 * PAD + 2
+    label_ideal = min(name_w + value_w, 80 * mm)
+    page_guess = SIZES[size][0] - 2 * MARGIN
+    legend_lines = len(_legend_texts(rules, lang, page_guess))
+    plan = _plan(rules, players, games, size, lang, label_ideal, legend_lines)
+    if plan.col < CELL_MIN_W - 0.01 or plan.row < CELL_MIN_H - 0.01:
+        # A long sheet (Yahtzee's 16 lines) for many players and games does not fit one page.
+        raise SheetOptionError(
+            f"{games} games of {players} players of {rules.variant.id} do not fit one {size.upper()} page with "
+            f"room to write; ask for fewer games or players.", "games")
+    return plan, lines, name_w, value_w
+
+
+def check_fits(rules: RuleSet, players: int, games: int, size: str, lang: str) -> None:
+    """Raise SheetOptionError when the sheet would not fit a page legibly (see :func:`layout`)."""
+    _fitting_plan(rules, players, games, size, lang)
+
+
 def layout(rules: RuleSet, *, players: int = 6, names: list[str] | tuple[str, ...] = (), games: int = 1,
            size: str = "a4", lang: str = "es", title: str | None = None,
            subtitle: list[str] | tuple[str, ...] = ()) -> Layout:
     """Lay out a sheet for ``rules``: boxes in sheet order, a column per player."""
     names = check_options(players, names, games, size, lang)
-    fonts.register()
-    boxes = rules.boxes
-    n_rows = len(boxes) + 1
-
-    name_w = max(fonts.width(box_name(b.id, lang), fonts.BOLD, 10) for b in boxes) + 2 * PAD + 2
-    value_w = max(fonts.width(box_values(rules, b.id, lang), fonts.REGULAR, 8) for b in boxes) + 2 * PAD + 2
-    label_ideal = min(name_w + value_w, 80 * mm)
-
-    page_guess = SIZES[size][0] - 2 * MARGIN
-    legend_lines = len(_legend_texts(rules, lang, page_guess))
-    plan = _plan(rules, players, games, size, lang, label_ideal, legend_lines)
+    plan, lines, name_w, value_w = _fitting_plan(rules, players, games, size, lang)
+    n_rows = len(lines) + 1
     width, height = plan.page
     out = Layout(width, height)
     legend_text = _legend_texts(rules, lang, width - 2 * MARGIN)
@@ -336,7 +355,7 @@ def layout(rules: RuleSet, *, players: int = 6, names: list[str] | tuple[str, ..
             header_bottom = y_game - HEADER_H
             grid_bottom = header_bottom - n_rows * plan.row
             # the label column for this row of blocks
-            _labels(out, rules, lang, MARGIN, header_bottom, name_col, value_col, plan.row, n_rows)
+            _labels(out, lines, lang, MARGIN, header_bottom, name_col, value_col, plan.row, n_rows)
             y = grid_bottom
         x0 = bx if bc else MARGIN + label
         if games > 1 and plan.per_row > 1:
@@ -345,7 +364,7 @@ def layout(rules: RuleSet, *, players: int = 6, names: list[str] | tuple[str, ..
         elif games > 1:  # the empty corner above the box names
             out.texts.append(fit(f"{UI['game'][lang]} {block + 1}", fonts.BOLD, label, HEADER_H, 11,
                                  x=MARGIN, y=header_bottom))
-        _columns(out, block, players, names, lang, x0, header_bottom, plan.col, plan.row, n_rows)
+        _columns(out, block, players, names, lines, x0, header_bottom, plan.col, plan.row, n_rows)
 
     # Legend, under the last row of blocks.
     ly = y - 4 * mm
@@ -356,15 +375,19 @@ def layout(rules: RuleSet, *, players: int = 6, names: list[str] | tuple[str, ..
     return out
 
 
-def _labels(out: Layout, rules: RuleSet, lang: str, x: float, top: float, name_w: float, value_w: float,
+def _labels(out: Layout, lines: list[Row], lang: str, x: float, top: float, name_w: float, value_w: float,
             row: float, n_rows: int) -> None:
-    for i, box in enumerate(rules.boxes):
+    for i, line in enumerate(lines):
         y = top - (i + 1) * row
-        if i % 2:
+        if line.kind != "box":
+            out.rects.append(Rect(x, y, name_w + value_w, row, (0.86, 0.86, 0.86)))
+        elif i % 2:
             out.rects.append(Rect(x, y, name_w + value_w, row, (0.93, 0.93, 0.93)))
-        out.texts.append(fit(box_name(box.id, lang), fonts.BOLD, name_w, row, 10, x=x, y=y))
-        out.texts.append(fit(box_values(rules, box.id, lang), fonts.REGULAR, value_w, row, 8, x=x + name_w, y=y,
-                             align="right", color=(0.25, 0.25, 0.25)))
+        font = fonts.BOLD if line.kind in ("box", "bonus", "rolls") else fonts.REGULAR
+        out.texts.append(fit(line.label, font, name_w, row, 10, x=x, y=y))
+        if line.values:
+            out.texts.append(fit(line.values, fonts.REGULAR, value_w, row, 8, x=x + name_w, y=y,
+                                 align="right", color=(0.25, 0.25, 0.25)))
         out.lines.append(Line(x, y, x + name_w + value_w, y))
     y = top - n_rows * row
     out.texts.append(fit(UI["total"][lang], fonts.BOLD, name_w, row, 11, x=x, y=y))
@@ -374,12 +397,14 @@ def _labels(out: Layout, rules: RuleSet, lang: str, x: float, top: float, name_w
                   Line(x, y, x, top, 1.2, (0, 0, 0))]
 
 
-def _columns(out: Layout, block: int, players: int, names: list[str], lang: str, x0: float, top: float,
+def _columns(out: Layout, block: int, players: int, names: list[str], lines: list[Row], x0: float, top: float,
              col: float, row: float, n_rows: int) -> None:
     bottom = top - n_rows * row
     right = x0 + players * col
-    for i in range(1, n_rows, 2):  # the same shading as the labels, across
-        out.rects.append(Rect(x0, top - (i + 1) * row, players * col, row, (0.93, 0.93, 0.93)))
+    for i, line in enumerate(lines):  # the same shading as the labels, across
+        if line.kind != "box" or i % 2:
+            shade = 0.86 if line.kind != "box" else 0.93
+            out.rects.append(Rect(x0, top - (i + 1) * row, players * col, row, (shade, shade, shade)))
     for p in range(players):
         x = x0 + p * col
         if p < len(names) and names[p]:

@@ -17,7 +17,7 @@ def render(layout: Layout, title: str, lang: str) -> bytes:
     """
     buf = io.BytesIO()
     c = Canvas(buf, pagesize=(layout.width, layout.height), invariant=1, pageCompression=1,
-               lang={"es": "es-AR", "en": "en", "pt": "pt-BR"}[lang])  # for screen readers
+               lang={"es": "es-AR", "en": "en", "pt": "pt-BR", "de": "de", "sv": "sv"}[lang])  # for screen readers
     c.setTitle(title)
     c.setAuthor("Anotador")
     c.setSubject(title)

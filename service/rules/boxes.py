@@ -19,8 +19,9 @@ FACES = (1, 2, 3, 4, 5, 6)
 
 #: Scoring kinds: ``number`` sums the dice showing the box's face, ``fixed``
 #: scores the box's value (plus the served bonus where it applies), ``sum``
-#: scores the total of all dice in the group.
-NUMBER, FIXED, SUM = "number", "fixed", "sum"
+#: scores the total of all dice in the group, ``matching`` only the dice
+#: that make the pattern (Yatzy's pairs and kinds: 3-3-3-5-6 → three 9).
+NUMBER, FIXED, SUM, MATCHING = "number", "fixed", "sum", "matching"
 
 Counts = tuple[int, int, int, int, int, int]
 
@@ -44,6 +45,10 @@ class Pattern:
     def matches(self, counts: Counts) -> bool:  # pragma: no cover - abstract
         raise NotImplementedError
 
+    def matched(self, counts: Counts) -> int:
+        """The sum of the dice that make the pattern (0 when they do not)."""
+        raise NotImplementedError(f"{type(self).__name__} has no matching dice")  # pragma: no cover
+
 
 @dataclass(frozen=True)
 class Always(Pattern):
@@ -61,6 +66,24 @@ class OfAKind(Pattern):
 
     def matches(self, counts: Counts) -> bool:
         return max(counts) >= self.n
+
+    def matched(self, counts: Counts) -> int:
+        # the highest face shown n times or more, counted n times
+        return next((face * self.n for face in (6, 5, 4, 3, 2, 1) if counts[face - 1] >= self.n), 0)
+
+
+@dataclass(frozen=True)
+class Pairs(Pattern):
+    """``n`` pairs of different faces (Yatzy: one pair, two pairs; 4-4-4-4-1 is one pair, not two)."""
+
+    n: int
+
+    def matches(self, counts: Counts) -> bool:
+        return sum(1 for c in counts if c >= 2) >= self.n
+
+    def matched(self, counts: Counts) -> int:
+        faces = [face for face in (6, 5, 4, 3, 2, 1) if counts[face - 1] >= 2][:self.n]
+        return 2 * sum(faces) if len(faces) == self.n else 0
 
 
 @dataclass(frozen=True)
@@ -87,6 +110,21 @@ class Run(Pattern):
         for k in range(swaps + 1):
             c = (counts[0] - k, counts[1] + k) + counts[2:]
             if max(c) == 1 and frozenset(f for f, n in zip(FACES, c) if n) in self.runs:
+                return True
+        return False
+
+
+@dataclass(frozen=True)
+class RunOf(Pattern):
+    """At least ``length`` consecutive faces among the dice (Yahtzee's small straight: four)."""
+
+    length: int
+
+    def matches(self, counts: Counts) -> bool:
+        run = 0
+        for n in counts:
+            run = run + 1 if n else 0
+            if run >= self.length:
                 return True
         return False
 
@@ -130,4 +168,6 @@ class Box:
             return self.face * counts[self.face - 1]
         if self.kind == SUM:
             return total(counts)
+        if self.kind == MATCHING:
+            return self.pattern.matched(counts)
         return self.served_value if served else self.value

@@ -181,12 +181,16 @@ class Choice:
 
 @dataclass(frozen=True)
 class Placed:
-    """A box filled by a turn, with the points the rules gave it."""
+    """A box filled by a turn, with the points the rules gave it.
+
+    ``bonus``: points the roll earned besides the box (a further Yahtzee's).
+    """
 
     category: str
     points: int
     scratch: bool
     dice: tuple[int, ...] | None = None
+    bonus: int = 0
 
 
 @dataclass(frozen=True)
@@ -227,6 +231,8 @@ class Game:
     turns: int = 0
     instant_winner: int | None = None
     roll_offs: list[tuple[int, tuple[int, ...]]] = field(default_factory=list)
+    #: Each player's points from bonuses of rolls (Yahtzee bonuses), besides the boxes.
+    bonuses: list[int] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         low = self.rules.variant.min_players
@@ -236,6 +242,8 @@ class Game:
         if not self.sheets:
             self.sheets = [{} for _ in range(self.players)]
             self.scratched = [set() for _ in range(self.players)]
+        if not self.bonuses:
+            self.bonuses = [0] * self.players
 
     # -- whose turn -------------------------------------------------------
 
@@ -273,7 +281,8 @@ class Game:
         )
         for p in placed:
             sheet[p.category] = p.points
-            if p.scratch:
+            self.bonuses[player] += p.bonus
+            if p.scratch or p.points == 0:  # a number box scored 0 is the same as a scratch (RULES.md)
                 self.scratched[player].add(p.category)
         self.turns += 1
         if wins:
@@ -307,10 +316,17 @@ class Game:
 
         if n == 1:
             choice = choices[0]
+            allowed = rules.allowed(counts, sheet)
+            if allowed is not None and choice.category not in allowed:
+                # A forced joker: the rules say where this Yahtzee goes.
+                raise NotQualifiedError(
+                    f"A further five of a kind is a joker here: it goes in "
+                    f"{' or '.join(sorted(allowed))}.", "category")
+            bonus = rules.bonus_for(counts, sheet)
             if choice.scratch:
-                return [Placed(choice.category, 0, True)], counts
+                return [Placed(choice.category, 0, True, bonus=bonus)], counts
             points = self._points(sheet, counts, served, choice.category, dice, "category")  # type: ignore[arg-type]
-            return [Placed(choice.category, points, points == 0)], counts
+            return [Placed(choice.category, points, False, bonus=bonus)], counts
 
         # Several boxes: each group of five goes in its own box.
         placed = []
@@ -328,7 +344,7 @@ class Game:
                 placed.append(Placed(choice.category, 0, True, tuple(sorted(group))))
                 continue
             points = self._points(sheet, g, served, choice.category, group, f"boxes.{i}.category")
-            placed.append(Placed(choice.category, points, points == 0, tuple(sorted(group))))
+            placed.append(Placed(choice.category, points, False, tuple(sorted(group))))
         if counts is not None:
             rolled = Counter({face: k for face, k in zip(range(1, 7), counts) if k})
             if used - rolled:
@@ -344,7 +360,7 @@ class Game:
         """Points of a group in the box chosen for it; refuse a box it does not qualify for.
 
         A number box takes any group (scoring 0 there is the same as a
-        scratch, and is recorded as one); any other box that would score 0
+        scratch, and is shown as one); any other box that would score 0
         needs ``scratch``.
         """
         rules = self.rules
@@ -360,7 +376,7 @@ class Game:
 
     def totals(self) -> list[int]:
         """Each player's total, bonuses included."""
-        return [self.rules.total(s) for s in self.sheets]
+        return [self.rules.total(s, b) for s, b in zip(self.sheets, self.bonuses)]
 
     def leaders(self) -> tuple[int, ...] | None:
         """Players with the highest total once every box is closed, else None."""

@@ -18,6 +18,7 @@ DOUBLE_AFTER = ("closed", "scored")
 SERVED_GENERALA = ("win_always", "win_if_open", "win_unless_scratched", "points", "none")
 TIE_BREAKS = ("share", "most_generalas", "roll_off")
 FIRST_PLAYER = ("highest_die", "lowest_die", "as_listed")
+JOKERS = ("forced", "free")
 
 #: Bounds on numbers a table may agree on. Generous, but finite, so that a
 #: typo (or a fuzzer) cannot make totals absurd.
@@ -45,6 +46,11 @@ class Options:
     three_of_a_kind: str | int | None = None
     tie_break: str = "share"
     first_player: str = "highest_die"
+    #: Yahtzee family: where a further Yahtzee may go (None where it has no joker).
+    joker: str | None = None
+    #: Yahtzee family: points for each further Yahtzee while its box holds
+    #: points (0: no bonus; None where the variant has none).
+    yahtzee_bonus: int | None = None
 
     def as_dict(self) -> dict[str, Any]:
         """Return the options as JSON-ready data, ``points`` as a mapping."""
@@ -110,6 +116,10 @@ def _check(name: str, value: Any) -> Any:
         return _choice(name, value, TIE_BREAKS)
     if name == "first_player":
         return _choice(name, value, FIRST_PLAYER)
+    if name == "joker":
+        return _choice(name, value, JOKERS)
+    if name == "yahtzee_bonus":
+        return _int(name, value, 0, MAX_POINTS)
     raise InvalidOptionError(f"Unknown option {name!r}.", name)  # pragma: no cover
 
 

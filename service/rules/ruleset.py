@@ -13,7 +13,8 @@ from functools import cached_property
 from itertools import combinations
 from typing import TYPE_CHECKING, Any, Iterable, Mapping, NamedTuple, Sequence
 
-from .boxes import FACES, FIXED, SUM, Always, Box, Counts, FullHouse, OfAKind, Pattern, Run, count, straight_runs
+from .boxes import (FACES, FIXED, NUMBER, SUM, Always, Box, Counts, FullHouse, OfAKind, Pairs, Pattern, Run, RunOf,
+                    count, straight_runs, total)
 from .errors import InvalidDiceError, InvalidGroupsError, InvalidOptionError, InvalidSheetError, NoFreeBoxError, UnknownBoxError
 from .options import Options
 
@@ -26,11 +27,7 @@ GROUP = 5
 
 @dataclass(frozen=True)
 class SectionBonus:
-    """Extra points once some boxes add up to a threshold (Yahtzee: 35 at 63).
-
-    No built-in variant has one yet; the model carries it so that adding such
-    a family is data, and :meth:`RuleSet.total` already counts it.
-    """
+    """Extra points once some boxes add up to a threshold (Yahtzee: 35 at 63 up top)."""
 
     id: str
     boxes: tuple[str, ...]
@@ -50,11 +47,16 @@ class Option(NamedTuple):
 
 
 class Score(NamedTuple):
-    """What a group of dice may do on a sheet: score, scratch, or win outright."""
+    """What a group of dice may do on a sheet: score, scratch, or win outright.
+
+    ``bonus``: points the roll earns besides its box (Yahtzee's 100 for a
+    further Yahtzee), wherever it goes.
+    """
 
     options: tuple[Option, ...]
     scratch: tuple[str, ...]
     instant_win: bool
+    bonus: int = 0
 
 
 class Placement(NamedTuple):
@@ -103,8 +105,12 @@ def _pattern(name: str, options: Options) -> Pattern:
         return FullHouse()
     if name in ("three", "four", "five"):
         return OfAKind({"three": 3, "four": 4, "five": 5}[name])
+    if name.startswith("pairs:"):
+        return Pairs(int(name[6:]))
     if name.startswith("run:"):
         return Run(frozenset({frozenset(int(f) for f in name[4:])}))
+    if name.startswith("runof:"):
+        return RunOf(int(name[6:]))
     raise ValueError(f"unknown pattern {name!r}")  # pragma: no cover - variant data error
 
 
@@ -220,6 +226,12 @@ class RuleSet:
             raise UnknownBoxError(f"This sheet has no box {box_id!r}.", None) from None
 
     @cached_property
+    def served_matters(self) -> bool:
+        """Whether a served roll can score or win differently (never in the Yahtzee family)."""
+        return any(b.served_value != b.value for b in self.boxes) or (
+            self._generala is not None and (self.options.served_generala or "").startswith("win"))
+
+    @cached_property
     def _generala(self) -> str | None:
         return next((b.id for b in self.boxes if b.role == "generala"), None)
 
@@ -326,13 +338,85 @@ class RuleSet:
         return row
 
     def points_on(self, counts: Counts, served: bool, sheet: Mapping[str, int]) -> Sequence[int]:
-        """Points of a group in every box, given the sheet (a closed-off double generala scores 0)."""
+        """Points of a group in every box, given the sheet.
+
+        A closed-off double generala scores 0; a further Yahtzee is a joker
+        (see :meth:`joker`).
+        """
         row = self._row(counts, served)
         if self._double is not None and row[self._double] and not self._double_open(sheet):
             changed = list(row)  # the cached row is shared: change a copy
             changed[self._double] = 0
             return changed
+        joker = self.joker(counts, sheet)
+        if joker is not None:
+            return joker[0]
         return row
+
+    # -- the Yahtzee joker ------------------------------------------------
+
+    @cached_property
+    def _yahtzee(self) -> int | None:
+        if not self.options.joker:
+            return None
+        return next((i for i, b in enumerate(self.boxes) if b.role == "yahtzee"), None)
+
+    def joker(self, counts: Counts, sheet: Mapping[str, int]) -> tuple[list[int], frozenset[int] | None, int] | None:
+        """A further Yahtzee: its points in every box, the boxes it may go in, and its bonus.
+
+        Five of a kind with the yahtzee box already closed (scored or
+        scratched). Its bonus (``yahtzee_bonus``) only while that box holds
+        points. ``joker: forced`` (the official rule): the matching upper box
+        if free; else any free lower box, at full value (the fixed boxes'
+        values, the sum boxes' totals); else any free upper box, at 0.
+        ``joker: free`` (Verhoeff's convention): any free box; the fixed lower
+        boxes count only once the matching upper box is closed. None for
+        any other roll.
+        """
+        y = self._yahtzee
+        if y is None or max(counts) < GROUP:
+            return None
+        held = sheet.get(self.boxes[y].id)
+        if held is None:
+            return None
+        face = counts.index(GROUP) + 1
+        upper = next(i for i, b in enumerate(self.boxes) if b.kind == NUMBER and b.face == face)
+        upper_free = self.boxes[upper].id not in sheet
+        row = list(self._row(counts, False))
+        lower = [i for i, b in enumerate(self.boxes) if b.kind != NUMBER and i != y]
+        allowed: frozenset[int] | None = None
+        if self.options.joker == "forced":
+            free = {i for i, b in enumerate(self.boxes) if b.id not in sheet}
+            if upper in free:
+                allowed = frozenset({upper})
+            elif free & set(lower):
+                allowed = frozenset(free & set(lower))
+                for i in lower:
+                    row[i] = self.boxes[i].value if self.boxes[i].kind == FIXED else total(counts)
+            else:
+                allowed = frozenset(i for i in free if self.boxes[i].kind == NUMBER)
+        else:
+            for i in lower:
+                if self.boxes[i].kind == FIXED:
+                    row[i] = self.boxes[i].value if not upper_free else 0
+        bonus = (self.options.yahtzee_bonus or 0) if held else 0
+        return row, allowed, bonus
+
+    def allowed(self, counts: Counts | None, sheet: Mapping[str, int]) -> frozenset[str] | None:
+        """The only boxes this roll may go in (a forced joker), or None: any free box."""
+        if counts is None:
+            return None
+        joker = self.joker(counts, sheet)
+        if joker is None or joker[1] is None:
+            return None
+        return frozenset(self.boxes[i].id for i in joker[1])
+
+    def bonus_for(self, counts: Counts | None, sheet: Mapping[str, int]) -> int:
+        """Points this roll earns besides its box (a further Yahtzee's bonus)."""
+        if counts is None:
+            return 0
+        joker = self.joker(counts, sheet)
+        return joker[2] if joker else 0
 
     @cached_property
     def _ids(self) -> tuple[str, ...]:
@@ -343,14 +427,21 @@ class RuleSet:
 
     def score_counts(self, counts: Counts, served: bool, sheet: Mapping[str, int]) -> Score:
         """Score a group given as counts on a checked sheet (see :meth:`score`)."""
-        row = self.points_on(counts, served, sheet)
         free = self._free(sheet)
         ids = self._ids
+        joker = self.joker(counts, sheet) if self._yahtzee is not None else None
+        if joker is None:
+            row, bonus = self.points_on(counts, served, sheet), 0
+        else:
+            row, allowed, bonus = joker
+            if allowed is not None:
+                free = [i for i in free if i in allowed]
         ranked = sorted((-row[i], i) for i in free if row[i] > 0)
         return Score(
             tuple(Option(ids[i], -neg) for neg, i in ranked),
             tuple(ids[i] for i in free),
             self.wins_on_the_spot(counts, served, sheet),
+            bonus,
         )
 
     # -- questions callers ask --------------------------------------------
@@ -414,14 +505,25 @@ class RuleSet:
             for (i, j), (pts, a, b) in ranked
         )
 
-    def total(self, sheet: Mapping[str, Any]) -> int:
-        """Return the total of a sheet, section bonuses included."""
+    def total(self, sheet: Mapping[str, Any], extra: int = 0) -> int:
+        """Return the total of a sheet, section bonuses included, plus ``extra`` (bonuses of rolls)."""
         sheet = {k: v for k, v in sheet.items() if v is not None}
-        points = sum(sheet.values())
-        for bonus in self.bonuses:
-            if sum(sheet.get(b, 0) for b in bonus.boxes) >= bonus.threshold:
-                points += bonus.points
-        return points
+        return sum(sheet.values()) + sum(self.section_bonuses(sheet).values()) + extra
+
+    def subtotals(self, sheet: Mapping[str, Any]) -> dict[str, int]:
+        """Each bonus section's subtotal so far: {"upper_bonus": 45}."""
+        return {b.id: sum(sheet.get(box) or 0 for box in b.boxes) for b in self.bonuses}
+
+    def section_bonuses(self, sheet: Mapping[str, Any]) -> dict[str, int]:
+        """Each bonus section's bonus: its points once the subtotal reaches the threshold, else 0."""
+        subtotal = self.subtotals(sheet)
+        return {b.id: b.points if subtotal[b.id] >= b.threshold else 0 for b in self.bonuses}
+
+    def names_of(self, box_id: str) -> Mapping[str, str]:
+        """A box's name in each language, as this variant calls it."""
+        from .names import BOX_NAMES
+
+        return self.variant.box_names.get(box_id) or BOX_NAMES[box_id]
 
     def generalas(self, sheet: Mapping[str, Any]) -> int:
         """Return how many generala lines hold a non-zero score (a tie-break)."""

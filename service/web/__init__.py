@@ -17,7 +17,7 @@ from pathlib import Path
 from flask import Blueprint, Flask, Response, render_template, request, send_from_directory
 
 from ..api.common import public_url
-from ..rules import LANGUAGES, VARIANTS
+from ..rules import LANGUAGES, VARIANTS, WORDS
 
 bp = Blueprint("web", __name__, template_folder="templates", static_folder="static",
                static_url_path="/static")
@@ -30,10 +30,19 @@ CSP = ("default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' 
        "form-action 'self'")
 
 
+#: The page's languages, each in its own words (the order of the picker).
+LANGUAGE_NAMES = {"es": "Español", "en": "English", "pt": "Português", "de": "Deutsch", "sv": "Svenska"}
+assert set(LANGUAGE_NAMES) == set(LANGUAGES)
+
+
 def page() -> Response:
     lang = request.accept_languages.best_match(LANGUAGES) or "es"
-    variants = [{"id": v.id, "names": v.names, "description": v.description} for v in VARIANTS.values()]
-    html = render_template("index.html", variants=variants, lang=lang, public=public_url())
+    families = {}
+    for v in VARIANTS.values():
+        families.setdefault(v.family, {"id": v.family, "names": WORDS[f"family_{v.family}"], "variants": []})
+        families[v.family]["variants"].append({"id": v.id, "names": v.names, "description": v.description})
+    html = render_template("index.html", families=list(families.values()), lang=lang, languages=LANGUAGE_NAMES,
+                           public=public_url())
     response = Response(html, mimetype="text/html")
     response.headers["Content-Security-Policy"] = CSP
     response.headers["Referrer-Policy"] = "no-referrer"

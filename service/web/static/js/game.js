@@ -153,6 +153,12 @@ export class GameView {
       : t("reasons.instant_win");
   }
 
+  /** What a roll's points besides its box are called ("Yahtzee bonus"). */
+  rollBonusName() {
+    const b = (this.game.bonuses || []).find((x) => !x.subtotal_names);
+    return b ? b.names[lang()] : "";
+  }
+
   /** The roll-off roll due, if a roll-off is under way. */
   rollOff() {
     const g = this.game;

@@ -39,10 +39,12 @@ export function relabelHome() {
 }
 
 function renderVariantWords() {
+  const l = lang();
   for (const label of $$("#variants .choice")) {
-    label.querySelector("b").textContent = label.dataset[`name${lang()[0].toUpperCase()}${lang()[1]}`];
-    label.querySelector("small").textContent = label.dataset[`desc${lang()[0].toUpperCase()}${lang()[1]}`];
+    label.querySelector("b").textContent = JSON.parse(label.dataset.names)[l];
+    label.querySelector("small").textContent = JSON.parse(label.dataset.descs)[l];
   }
+  for (const name of $$("#variants .family-name")) name.textContent = JSON.parse(name.dataset.names)[l];
 }
 
 function selectedId() {
@@ -60,10 +62,11 @@ const CHOICES = {
   served_generala: ["win_always", "win_if_open", "win_unless_scratched", "points", "none"],
   three_of_a_kind: [null, "sum", 20, 25, 30], tie_break: ["share", "most_generalas", "roll_off"],
   first_player: ["highest_die", "lowest_die", "as_listed"],
+  joker: ["forced", "free"], yahtzee_bonus: [100, 50, 0],
 };
 
-function valueLabel(v) {
-  if (v === null) return t("val.absent");
+function valueLabel(v, name) {
+  if (v === null || (name === "yahtzee_bonus" && v === 0)) return t("val.absent");
   if (typeof v === "number") return String(v);
   return t(`val.${v}`);
 }
@@ -79,13 +82,12 @@ export function renderHouse() {
   const opts = { ...variant.options, ...(seedRules && seedRules.base === variant.id ? seedRules : {}) };
   const controls = [];
   for (const [name, values] of Object.entries(CHOICES)) {
-    if (variant.options[name] === null && !["double_generala", "three_of_a_kind"].includes(name)) continue;
-    if (variant.boxes_per_turn > 1 && ["double_generala", "three_of_a_kind"].includes(name)) continue;
+    if (!variant.house_rules.includes(name)) continue;
     const list = values.includes(opts[name]) ? values : [...values, opts[name]];
     controls.push(field(t(`opt.${name}`), el("select", { id: `opt-${name}`, "data-option": name },
-      ...list.map((v) => el("option", { value: JSON.stringify(v), text: valueLabel(v), selected: v === opts[name] })))));
+      ...list.map((v) => el("option", { value: JSON.stringify(v), text: valueLabel(v, name), selected: v === opts[name] })))));
   }
-  if (variant.options.ace_as_two !== null) {
+  if (variant.house_rules.includes("ace_as_two")) {
     controls.push(el("label", { class: "check" }, el("input", { type: "checkbox", id: "opt-ace_as_two",
       "data-option": "ace_as_two", checked: !!opts.ace_as_two }), el("span", { text: t("opt.ace_as_two") })));
   }
@@ -93,7 +95,7 @@ export function renderHouse() {
     inputmode: "numeric", id: "opt-served_generala_points", "data-option": "served_generala_points",
     value: opts.served_generala_points || "" }));
   spPoints.hidden = opts.served_generala !== "points";
-  if (variant.options.served_generala !== null) controls.push(spPoints);
+  if (variant.house_rules.includes("served_generala")) controls.push(spPoints);
   for (const [box, pts] of Object.entries(variant.options.points)) {
     const b = variant.boxes.find((x) => x.id === box);
     const current = opts.points && opts.points[box] !== undefined ? opts.points[box] : pts;

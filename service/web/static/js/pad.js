@@ -35,6 +35,8 @@ export class Pad {
   render() {
     if (!this.game.game) return;  // no sheet yet
     $("#served").checked = this.served;
+    // Yahtzee's family and double-cameroon: nothing depends on it, so nobody is asked.
+    $("#served").closest("label").hidden = !this.game.game.served_matters;
     this.renderTray();
     this.renderOptions();
     if (!$("#scratch-list").hidden) this.renderScratch();
@@ -71,7 +73,7 @@ export class Pad {
     this.showAll = false;
     this.render();
     // the last die disables the faces: focus moves on to "served", the next thing to say
-    if (this.dice.length >= this.game.diceCount()) focus($("#served"));
+    if (this.dice.length >= this.game.diceCount()) focus($("#served").closest("label").hidden ? $("#clear") : $("#served"));
   }
 
   removeDie(i) {
@@ -139,8 +141,11 @@ export class Pad {
     } else {
       const wins = res.data.instant_win;
       const who = this.game.playerName(this.game.who());
-      $("#instant").hidden = !wins;
-      $("#instant").textContent = wins ? t("instant_win", { name: who }) : "";
+      // A further Yahtzee earns its bonus whichever box it goes in: said once, above the boxes.
+      const bonus = res.data.bonus || 0;
+      $("#instant").hidden = !wins && !bonus;
+      $("#instant").textContent = wins ? t("instant_win", { name: who })
+        : bonus ? t("roll_bonus", { name: who, bonus: this.game.rollBonusName(), n: bonus }) : "";
       buttons = res.data.options.map((o) => {
         const name = this.game.boxName(o.category);
         return el("button", { type: "button", class: `option${wins ? " wins" : ""}`,

@@ -40,7 +40,7 @@ export function renderSheet(game, view) {
       "aria-current": i === view.now ? "true" : null, dataset: { seat: i } },
       el("span", { class: "name", text: p.name }))));
 
-  const rows = game.boxes.map((box) => el("tr", { dataset: { box: box.id, kind: box.kind } },
+  const boxRow = (box) => el("tr", { dataset: { box: box.id, kind: box.kind } },
     el("th", { scope: "row", title: `${box.names[l]} · ${boxValues(box)}` },
       el("span", { class: "box-full", text: box.names[l] }),
       el("span", { class: "box-short", "aria-hidden": "true", text: (box.short_names || box.names)[l] }),
@@ -64,7 +64,17 @@ export function renderSheet(game, view) {
                                     value: scratched ? t("scratched") : points(value) });
       return el("td", { class: cls }, el("button", { type: "button", class: "cell", "aria-label": label, text,
         dataset: { focusKey: `cell:${i}:${box.id}` }, onclick: (e) => view.onCell(i, box.id, e.currentTarget) }));
-    })));
+    }));
+
+  // After a section's last box, its subtotal and bonus; further Yahtzees' bonus after the last box.
+  const rows = [];
+  for (const box of game.boxes) {
+    rows.push(boxRow(box));
+    for (const bonus of game.bonuses || []) {
+      if (bonus.subtotal_names && bonus.boxes[bonus.boxes.length - 1] === box.id) rows.push(...sectionRows(game, bonus, mark));
+    }
+  }
+  for (const bonus of game.bonuses || []) if (!bonus.subtotal_names) rows.push(rollBonusRow(game, bonus, mark));
 
   const foot = el("tr", {}, el("th", { scope: "row", text: t("total") }),
     ...game.players.map((p, i) => el("td", {
@@ -74,6 +84,40 @@ export function renderSheet(game, view) {
     el("thead", {}, head), el("tbody", {}, ...rows), el("tfoot", {}, foot));
   if (focused) table.querySelector(`[data-focus-key="${CSS.escape(focused)}"]`)?.focus({ preventScroll: true });
   fitWidth(wrap, table, view.fix ? view.fix.player : view.now);
+}
+
+/** A section's subtotal ("63 of 63") and its bonus, shown once earned or once the section is full. */
+function sectionRows(game, bonus, mark) {
+  const l = lang();
+  const label = (full, short, values) => el("th", { scope: "row", title: `${full} · ${values}` },
+    el("span", { class: "box-full", text: full }),
+    el("span", { class: "box-short", "aria-hidden": "true", text: short }),
+    el("span", { class: "box-values", "aria-hidden": "true", text: values }));
+  const subtotal = el("tr", { class: "sum", dataset: { sum: bonus.id } },
+    label(bonus.subtotal_names[l], "Σ", `≥ ${bonus.threshold}`),
+    ...game.players.map((p, i) => el("td", { class: mark(i),
+      text: bonus.boxes.some((b) => p.sheet[b] !== null) ? String(p.subtotals[bonus.id]) : "" })));
+  const earned = el("tr", { class: "sum", dataset: { bonus: bonus.id } },
+    label(bonus.names[l], bonus.names[l], `+${bonus.points}`),
+    ...game.players.map((p, i) => {
+      const full = bonus.boxes.every((b) => p.sheet[b] !== null);
+      const value = p.bonuses[bonus.id];
+      return el("td", { class: mark(i), text: value || full ? String(value) : "" });
+    }));
+  return [subtotal, earned];
+}
+
+/** Points for rolls besides their box (each further Yahtzee's 100), shown once there are any. */
+function rollBonusRow(game, bonus, mark) {
+  const l = lang();
+  const box = game.boxes.find((b) => b.id === bonus.boxes[0]);
+  const short = `${(box.short_names || box.names)[l]}+`;
+  return el("tr", { class: "sum", dataset: { bonus: bonus.id } },
+    el("th", { scope: "row", title: `${bonus.names[l]} · +${bonus.points}` },
+      el("span", { class: "box-full", text: bonus.names[l] }),
+      el("span", { class: "box-short", "aria-hidden": "true", text: short }),
+      el("span", { class: "box-values", "aria-hidden": "true", text: `+${bonus.points}` })),
+    ...game.players.map((p, i) => el("td", { class: mark(i), text: p.bonuses[bonus.id] ? String(p.bonuses[bonus.id]) : "" })));
 }
 
 /** Many players: mark the table scrollable, keep ``seat``'s column in view. */
@@ -110,11 +154,18 @@ export function edges(wrap) {
   frame.classList.toggle("more-right", wrap.scrollLeft + wrap.clientWidth < wrap.scrollWidth - 1);
 }
 
-/** The legend: every box's full name and values, for the short labels. */
+/** The legend: every box's full name and values, for the short labels; then the bonus rows. */
 export function renderLegend(game) {
   const l = lang();
-  $("#legend-list").replaceChildren(...game.boxes.flatMap((box) => [
-    el("dt", { text: (box.short_names || box.names)[l] }),
-    el("dd", { text: `${box.names[l]} · ${boxValues(box)}` }),
-  ]));
+  const lines = game.boxes.map((box) => [(box.short_names || box.names)[l], `${box.names[l]} · ${boxValues(box)}`]);
+  for (const bonus of game.bonuses || []) {
+    if (bonus.subtotal_names) {
+      lines.push(["Σ", `${bonus.subtotal_names[l]} · ${bonus.names[l]} +${bonus.points} ≥ ${bonus.threshold}`]);
+    } else {
+      const box = game.boxes.find((b) => b.id === bonus.boxes[0]);
+      lines.push([`${(box.short_names || box.names)[l]}+`, `${bonus.names[l]} · +${bonus.points}`]);
+    }
+  }
+  $("#legend-list").replaceChildren(...lines.flatMap(([short, full]) => [el("dt", { text: short }),
+                                                                          el("dd", { text: full })]));
 }
