@@ -9,7 +9,7 @@ from typing import Any, Mapping
 from flask import Flask
 from werkzeug.middleware.proxy_fix import ProxyFix
 
-from . import cli, config, database, errors, headers
+from . import advice, cli, config, database, errors, headers
 from .extensions import compress, db, migrate
 
 MIGRATIONS = Path(__file__).resolve().parent / "migrations"
@@ -47,6 +47,7 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     headers.init_app(app)
     compress.init_app(app)  # after headers: it runs first, on the finished answer
     cli.init_app(app)
+    advice.init_app(app)
 
     from . import models  # noqa: F401 - the models must be known to migrations
 

@@ -1,4 +1,4 @@
-"""Command-line tools: ``flask --app wsgi printables | purge | backup | restore``."""
+"""Command-line tools: ``flask --app wsgi printables | purge | backup | restore | advice``."""
 
 from __future__ import annotations
 
@@ -65,6 +65,29 @@ def init_app(app: Flask) -> None:
         for stale in set(p.name for p in out.glob("*.pdf")) - set(files):
             (out / stale).unlink()  # a variant that no longer exists
         click.echo(f"{len(files)} sheets written to {out}")
+
+    @app.cli.command("advice")
+    @click.argument("variants", nargs=-1)
+    def advice(variants: tuple[str, ...]) -> None:
+        """Build the advisor's tables of the built-in VARIANTS (all when none is named), once, into SOLVER_DIR.
+
+        Run it when deploying: the first players then get advice at once
+        rather than a 503 while a table builds. A table already built is kept.
+        """
+        import time
+
+        from .advice import tables
+        from .rules import UnknownVariantError, find_variant
+
+        for variant_id in variants or tuple(VARIANTS):
+            try:
+                rules = find_variant(variant_id).rules()
+            except UnknownVariantError as exc:
+                raise click.BadParameter(exc.message, param_hint="VARIANTS") from None
+            started = time.perf_counter()
+            table = tables().build_now(rules)
+            click.echo(f"{variant_id}: expected score {float(table.values[0]):.4f} "
+                       f"({time.perf_counter() - started:.1f} s, {table.values.nbytes / 1e6:.1f} MB)")
 
     @app.cli.command("purge")
     @click.option("--finished-before", "finished", default=FINISHED_DEFAULT, show_default=True,

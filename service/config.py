@@ -43,6 +43,17 @@ class Defaults:
     #: Seconds clients should wait before retrying after a 503.
     RETRY_AFTER = 2
 
+    # -- the advisor
+    #: Where the advisor's tables are kept (default: the instance folder's
+    #: solver/); app servers may share one folder.
+    SOLVER_DIR = None
+    #: Tables kept in memory per worker, the last used (a Yahtzee table is 8 MB, Yatzy's 17 MB).
+    SOLVER_TABLES = 8
+    #: Tables built at once per worker, each in a process of its own (a Yatzy table takes half a minute of a core).
+    SOLVER_BUILDS = 1
+    #: Tables kept on disk, the last used (house rules make any number of rule sets).
+    SOLVER_KEEP = 100
+
     # -- behind a proxy
     #: How many proxies in front to trust for X-Forwarded-For/-Proto/-Host/
     #: -Prefix (0: none; the peer is the client).

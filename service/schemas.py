@@ -132,6 +132,17 @@ class ScoreRequestSchema(Schema):
     groups = JSONArray()
 
 
+class AdviceRequestSchema(Schema):
+    """``POST /api/v1/advice``: a roll, which roll of the turn it is, the rules, a sheet."""
+
+    variant = fields.String(metadata={"description": "A built-in variant id."})
+    rules = JSONObject(metadata={"description": "House rules: a base variant and option overrides."})
+    dice = JSONArray(required=True)
+    roll = fields.Integer(strict=True, required=True, validate=validate.Range(1, 3),
+                          metadata={"description": "Which roll of the turn produced these dice (1: served)."})
+    sheet = JSONObject(load_default=dict)
+    limit = fields.Integer(strict=True, validate=validate.Range(1, 100))
+
 
 # -- score responses ---------------------------------------------------------
 # The answer to every roll is dumped by these functions rather than by nested

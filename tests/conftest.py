@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import atexit
 import os
 import shutil
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -13,6 +15,13 @@ from service.rules import find_variant
 
 ROOT = Path(__file__).resolve().parents[1]
 ROOT_SPEC = ROOT / "openapi.yaml"
+
+# The advisor's tables of the whole session in one folder of its own (never
+# the instance folder of a developer's checkout): every app the tests make,
+# and every server they start, reads and builds them there.
+SOLVER_DIR = tempfile.mkdtemp(prefix="anotador-solver-")
+os.environ["ANOTADOR_SOLVER_DIR"] = SOLVER_DIR
+atexit.register(shutil.rmtree, SOLVER_DIR, ignore_errors=True)
 
 
 @pytest.fixture
@@ -24,6 +33,15 @@ def app(tmp_path):
 @pytest.fixture
 def client(app):
     return app.test_client()
+
+
+@pytest.fixture(scope="session")
+def advice_tables():
+    """The advisor's tables of generala and double-cameroon, built once for the session (5 s)."""
+    from service.advice import Tables
+
+    store = Tables(SOLVER_DIR)
+    return {v: store.build_now(find_variant(v).rules()) for v in ("generala", "double-cameroon")}
 
 
 @pytest.fixture

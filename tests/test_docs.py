@@ -142,3 +142,23 @@ def test_readme_and_spec_point_to_the_rules_reference():
     assert "docs/rules.md" in (ROOT / "README.md").read_text(encoding="utf-8")
     assert "docs/rules.md" in (ROOT / "openapi.yaml").read_text(encoding="utf-8")
     assert "../shared" not in (ROOT / "README.md").read_text(encoding="utf-8")
+
+
+def test_the_expected_scores_are_the_solvers(doc):
+    """Small tables are solved here; the big ones are the published values tests/test_solver.py recomputes."""
+    from service.solver import Solver
+
+    from .test_solver import PUBLISHED
+
+    section = doc.split("## Expected scores under optimal play")[1].split("\n## ")[0]
+    rows = dict(re.findall(r"^\| `([\w-]+)` \| ([\d.]+)", section, re.M))
+    assert set(rows) == set(VARIANTS)
+    published = {v: x for v, o, x, _ in PUBLISHED if o.get("joker") != "free"}  # the variants' own rules
+    published["kniffel"] = published["yahtzee"]  # the same rules (tests/test_solver.py)
+    for variant, text in rows.items():
+        rules = find_variant(variant).rules()
+        if Solver(rules).space.size <= 10_000:
+            assert float(text) == round(float(Solver(rules).build()[0]), 4), variant
+        else:
+            assert float(text) == published[variant], variant
+    assert ("yahtzee", {"joker": "free"}, 254.5896, 4) in PUBLISHED and "254.5896 with `joker: free`" in section

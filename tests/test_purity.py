@@ -9,9 +9,14 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def test_rules_engine_imports_no_framework():
+import pytest
+
+
+@pytest.mark.parametrize("module", ["service.rules", "service.solver", "service.solver.advise",
+                                    "service.solver.build"])
+def test_rules_engine_and_solver_import_no_framework(module):
     code = (
-        "import sys, service.rules; "
+        f"import sys, {module}; "
         "bad = sorted(m for m in sys.modules if m.split('.')[0] in "
         "('flask', 'werkzeug', 'sqlalchemy', 'flask_sqlalchemy', 'marshmallow', 'reportlab', 'yaml')); "
         "print(','.join(bad))"

@@ -5,12 +5,13 @@ from __future__ import annotations
 from flask import Blueprint, Flask
 
 from .. import sheets
+from ..advice import TableBuilding
 from ..errors import TYPE_BASE, Problem, ValidationProblem, render
 from ..printing import SheetOptionError
 from ..rules import RulesError, UnknownVariantError
 from ..rules.game import BoxClosedError, FirstPlayerTieError, GameOverError, NotYourTurnError, RollOffError
 from . import games as games_api
-from . import health, pdfs, score, spec, variants
+from . import advice, health, pdfs, score, spec, variants
 from .common import rules_error
 
 #: Rules errors that are a clash with the game's state, not a bad request.
@@ -61,6 +62,9 @@ def domain_problem(exc: Exception) -> Problem:
     for cls, slug in CONFLICTS.items():
         if isinstance(exc, cls):
             return DomainProblem(409, slug, "Conflict", exc.message)
+    if isinstance(exc, TableBuilding):
+        return DomainProblem(503, "table-building", "Service Unavailable", str(exc),
+                             headers=[("Retry-After", str(exc.retry_after))])
     if isinstance(exc, SheetOptionError):
         return ValidationProblem({exc.field: [exc.message]}, detail=exc.message)
     if isinstance(exc, FirstPlayerTieError):
@@ -79,9 +83,11 @@ def init_app(app: Flask) -> None:
     api.register_blueprint(score.bp)
     api.register_blueprint(games_api.bp)
     api.register_blueprint(pdfs.bp)
+    api.register_blueprint(advice.bp)
     app.register_blueprint(api)
     app.register_blueprint(spec.bp)
     app.register_blueprint(health.bp)
     for cls in (RulesError, SheetOptionError, sheets.GameNotFound, sheets.Unauthorized, sheets.Forbidden,
-                sheets.PreconditionFailed, sheets.Conflict, sheets.TooManyGames, sheets.IdempotencyMismatch):
+                sheets.PreconditionFailed, sheets.Conflict, sheets.TooManyGames, sheets.IdempotencyMismatch,
+                TableBuilding):
         app.register_error_handler(cls, lambda exc: render(domain_problem(exc)))

@@ -505,6 +505,38 @@ class RuleSet:
             for (i, j), (pts, a, b) in ranked
         )
 
+    # -- what a solver may rely on ------------------------------------------
+
+    def row(self, counts: Counts, served: bool) -> tuple[int, ...]:
+        """A group's points in every box, ignoring the sheet (see :meth:`depends_on_sheet`)."""
+        return self._row(counts, served)
+
+    def depends_on_sheet(self, counts: Counts) -> bool:
+        """Whether this group's points, boxes or instant win may depend on more than which boxes are free.
+
+        Only five of a kind may: a double generala that opens after the
+        generala, a served generala that wins, a Yahtzee joker and its bonus.
+        Every other group scores its plain row in any free box.
+        """
+        return max(counts) >= GROUP and (self._generala is not None or self._yahtzee is not None)
+
+    @cached_property
+    def held_matters(self) -> tuple[int, ...]:
+        """The boxes whose holding points rather than 0 changes how later rolls score.
+
+        The generala, when the double opens only once it scores or a served
+        generala wins unless it was scratched; the Yahtzee box, whose 50 earns
+        the bonus of further Yahtzees. Any other box only counts as closed.
+        """
+        out = []
+        if self._generala is not None and (
+                (self._double is not None and self.options.double_generala_after == "scored")
+                or self.options.served_generala == "win_unless_scratched"):
+            out.append(self.index[self._generala])
+        if self._yahtzee is not None and self.options.yahtzee_bonus:
+            out.append(self._yahtzee)
+        return tuple(sorted(out))
+
     def total(self, sheet: Mapping[str, Any], extra: int = 0) -> int:
         """Return the total of a sheet, section bonuses included, plus ``extra`` (bonuses of rolls)."""
         sheet = {k: v for k, v in sheet.items() if v is not None}

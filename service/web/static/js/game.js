@@ -6,6 +6,7 @@
 
 import { Outbox, ROOT, call, url, variants } from "./api.js";
 import { $, confirmDialog, el, focus, toast } from "./helpers.js";
+import { showAnalysis } from "./hint.js";
 import { Pad } from "./pad.js";
 import { edges, renderLegend, renderSheet } from "./sheet.js";
 import { Share } from "./share.js";
@@ -442,6 +443,10 @@ export class GameView {
     again.set("rules", JSON.stringify(g.rules));
     $("#again").href = `${ROOT}/?${again.toString()}`;
     $("#again").hidden = !finished;
+    // The advisor's analysis of a finished game, on request: it may need its table built first.
+    $("#analysis-btn").hidden = !finished;
+    if (!finished) $("#analysis").hidden = true;
+    $("#analysis-btn").onclick = () => showAnalysis(g.id, g.players.map((p) => p.name), (b) => this.boxName(b));
     const names = g.players.map((p) => `names=${encodeURIComponent(p.name)}`).join("&");
     $("#print-link").href = url(`/api/v1/variants/${g.variant}/sheet.pdf?players=${g.players.length}&${names}&lang=${lang()}`);
     $("#readonly-note").hidden = !!this.token;

@@ -6,6 +6,7 @@
 
 import { call } from "./api.js";
 import { $, confirmDialog, el, focus } from "./helpers.js";
+import { Hint } from "./hint.js";
 import { lang, points, t } from "./words.js";
 
 export class Pad {
@@ -18,7 +19,12 @@ export class Pad {
     this.scratchPick = [];
     this.result = null;     // the last /score answer: { key, data } or { key, offline: true }
     this.seq = 0;
-    $("#served").addEventListener("change", () => { this.served = $("#served").checked; this.renderOptions(); });
+    this.hint = new Hint(this, game);
+    $("#served").addEventListener("change", () => {
+      this.served = $("#served").checked;
+      this.hint.served(this.served);
+      this.renderOptions();
+    });
     $("#clear").addEventListener("click", () => { this.set([], this.served); focus($("#faces button")); });
     $("#scratch-btn").addEventListener("click", () => this.toggleScratch());
   }
@@ -27,6 +33,7 @@ export class Pad {
   set(dice, served = false) {
     this.dice = [...dice];
     this.served = served;
+    this.hint.roll = served ? 1 : 3;  // a new turn: the final roll unless said otherwise
     this.showAll = false;
     this.scratchPick = [];
     this.render();
@@ -36,7 +43,7 @@ export class Pad {
     if (!this.game.game) return;  // no sheet yet
     $("#served").checked = this.served;
     // Yahtzee's family and double-cameroon: nothing depends on it, so nobody is asked.
-    $("#served").closest("label").hidden = !this.game.game.served_matters;
+    $("#served").closest("label").hidden = !this.game.game.served_matters || !!this.game.rollOff();
     this.renderTray();
     this.renderOptions();
     if (!$("#scratch-list").hidden) this.renderScratch();
@@ -94,6 +101,7 @@ export class Pad {
     if (!this.full()) {
       this.result = null;
       box.replaceChildren(el("p", { class: "hint", text: t("enter_dice", { n }) }));
+      this.hint.update();
       return;
     }
     if (this.game.rollOff()) {
@@ -158,6 +166,7 @@ export class Pad {
     }
     box.replaceChildren(...buttons);
     if (focused) box.querySelector(`[data-focus-key="${CSS.escape(focused)}"]`)?.focus();
+    this.hint.update();
   }
 
   /** No connection: every free box, its points computed by the server when the turn is sent. */

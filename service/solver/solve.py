@@ -1,0 +1,297 @@
+"""Exact optimal play for any rule set: backward induction over the sheets it can reach.
+
+The objective is solitaire and exact: the expected final total of one
+player's sheet, with up to three rolls a turn and any dice kept between
+rolls. A roll that would win the game on the spot is valued as the same dice
+thrown later in the turn (not served), so the objective stays a plain
+expectation.
+
+A *state* is what the rest of a game depends on: which boxes are closed;
+each bonus section's subtotal, capped at its threshold; and, for the few boxes
+whose value matters later (:attr:`RuleSet.held_matters`: a generala that must
+score to open the double, a Yahtzee box whose 50 earns the bonus), whether
+they hold points. The table holds, for every state, the expected points still
+to come from it (section bonuses included, since the sheet's points so far
+do not include them). Everything is read from the rule set: its boxes' rows of
+points, its sections, and the engine itself for the few rolls whose scoring
+looks at the sheet (five of a kind, see :meth:`RuleSet.depends_on_sheet`).
+
+One turn, for a batch of states at once (numpy, by rows of 252 rolls):
+
+1. ``now[s, r]``: the best of putting roll ``r`` in a free box now, its points
+   plus the value of the state that follows;
+2. roll 3 is ``now``; before it, each keep is worth the chance-weighted
+   ``now`` of the rolls it can become; roll 2 is the better of ``now`` and
+   its best keep; roll 1 the same with served points; the state's value is
+   roll 1's expectation over a fresh roll.
+
+Ten dice and two boxes a turn (``double-cameroon``): brute force over every
+split of every roll into every pair of boxes would cost 3,003 rolls x 126
+splits x 90 box pairs per state. Instead, for each group of five and each
+first box, the best second box is found once (``Q``), and a split's value is
+then a maximum over the first box only; every 10-dice roll takes the best of
+its splits by a segmented maximum. That is exact, and a table builds in
+seconds.
+"""
+
+from __future__ import annotations
+
+from itertools import combinations, product
+from math import prod
+from typing import TYPE_CHECKING, Mapping, NamedTuple
+
+import numpy as np
+
+from .dice import Dice, dice
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..rules import RuleSet
+
+#: Bumped whenever a table's meaning or layout changes: stored tables carry it.
+SOLVER_VERSION = 1
+GROUP = 5
+#: States per batch: about 16 KiB of working arrays each.
+CHUNK = 4096
+NEG = -np.inf
+
+
+class Turn(NamedTuple):
+    """One state's turn, every stage kept (for advice): values per roll and per keep."""
+
+    now_plain: np.ndarray   # rolls: score now, not served (roll 2 or 3)
+    now_served: np.ndarray  # rolls: score now, served (roll 1)
+    keep2: np.ndarray       # keeps at roll 2: the expected value of roll 3
+    roll2: np.ndarray       # rolls: the best at roll 2
+    keep1: np.ndarray       # keeps at roll 1: the expected value of roll 2
+    roll1: np.ndarray       # rolls: the best at roll 1
+    value: float            # the state's value, before the first roll
+
+
+class Space:
+    """The states of one rule set, numbered densely: ``((mask * U) + subtotals) * F + flags``."""
+
+    def __init__(self, rules: "RuleSet") -> None:
+        self.rules = rules
+        self.nb = len(rules.boxes)
+        self.sections = [(frozenset(rules.index[b] for b in s.boxes), s.threshold, s.points) for s in rules.bonuses]
+        self.strides = []
+        stride = 1
+        for _, threshold, _ in reversed(self.sections):
+            self.strides.insert(0, stride)
+            stride *= threshold + 1
+        self.U = stride
+        self.held = rules.held_matters
+        self.held_bit = {b: 1 << j for j, b in enumerate(self.held)}
+        self.F = 1 << len(self.held)
+        self.size = (1 << self.nb) * self.U * self.F
+        possible = rules.possible_points
+        self.possible = [sorted(possible[b.id]) for b in rules.boxes]
+        self._reach: dict[tuple[int, int], list[int]] = {}
+
+    def index(self, mask, u, flags):
+        return (mask * self.U + u) * self.F + flags
+
+    def close(self, mask, u, flags, box: int, points):
+        """The state after ``box`` takes ``points`` (numpy arrays broadcast together)."""
+        for i, (boxes, threshold, _) in enumerate(self.sections):
+            if box in boxes:
+                st = self.strides[i]
+                ui = (u // st) % (threshold + 1)
+                u = u + (np.minimum(threshold, ui + points) - ui) * st
+        if box in self.held_bit:
+            flags = flags | np.where(np.asarray(points) > 0, self.held_bit[box], 0)
+        return self.index(mask | (1 << box), u, flags)
+
+    def bonus(self, u) -> np.ndarray:
+        """The section bonuses a full sheet earns with these capped subtotals."""
+        out = np.zeros_like(u, dtype=float)
+        for i, (_, threshold, points) in enumerate(self.sections):
+            out += np.where((u // self.strides[i]) % (threshold + 1) == threshold, points, 0)
+        return out
+
+    def _subtotals(self, section: int, mask: int) -> list[int]:
+        """The capped subtotals a section can have with these boxes closed."""
+        boxes, threshold, _ = self.sections[section]
+        key = (section, mask & sum(1 << b for b in boxes))
+        if key not in self._reach:
+            sums = {0}
+            for b in boxes:
+                if mask >> b & 1:
+                    sums = {min(threshold, s + p) for s in sums for p in self.possible[b]}
+            self._reach[key] = sorted(sums)
+        return self._reach[key]
+
+    def states(self, closed: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Every reachable state with ``closed`` boxes closed: (masks, subtotals, flags)."""
+        masks, us, fs = [], [], []
+        for boxes in combinations(range(self.nb), closed):
+            mask = sum(1 << b for b in boxes)
+            u_values = [0]
+            for i in range(len(self.sections)):
+                u_values = [u + s * self.strides[i] for u in u_values for s in self._subtotals(i, mask)]
+            f_values = [0]
+            for b, bit in self.held_bit.items():
+                if mask >> b & 1 and any(self.possible[b]) and 0 in self.possible[b]:
+                    f_values = f_values + [f | bit for f in f_values]
+                elif mask >> b & 1 and 0 not in self.possible[b]:
+                    f_values = [f | bit for f in f_values]
+            for u, f in product(u_values, f_values):
+                masks.append(mask)
+                us.append(u)
+                fs.append(f)
+        return np.array(masks, dtype=np.int64), np.array(us, dtype=np.int64), np.array(fs, dtype=np.int64)
+
+    def state_of(self, sheet: Mapping[str, int]) -> int:
+        """A checked sheet's state."""
+        mask = sum(1 << i for i, b in enumerate(self.rules.boxes) if b.id in sheet)
+        u = 0
+        for i, (boxes, threshold, _) in enumerate(self.sections):
+            u += min(threshold, sum(sheet[self.rules.boxes[b].id] for b in boxes if self.rules.boxes[b].id in sheet)) \
+                * self.strides[i]
+        flags = sum(bit for b, bit in self.held_bit.items() if sheet.get(self.rules.boxes[b].id))
+        return int(self.index(mask, u, flags))
+
+    def sheet_of(self, mask: int, flags: int) -> dict[str, int]:
+        """A sheet in this context (closed boxes, held flags): what the engine needs to score a roll."""
+        sheet = {}
+        for i, box in enumerate(self.rules.boxes):
+            if mask >> i & 1:
+                held = i in self.held_bit and flags & self.held_bit[i]
+                sheet[box.id] = max(self.possible[i]) if held else 0
+        return sheet
+
+
+class Solver:
+    """Builds and reads the table of one rule set."""
+
+    def __init__(self, rules: "RuleSet") -> None:
+        self.rules = rules
+        self.space = Space(rules)
+        self.group: Dice = dice(GROUP)
+        self.turn_dice: Dice = dice(rules.dice)
+        rolls = self.group.rolls
+        self.rows = {served: np.array([rules.row(r, served) for r in rolls], dtype=float)
+                     for served in (False, True)}
+        # Per box: the distinct points of its plain rows, and which one each roll takes.
+        self.values = {served: [np.unique(self.rows[served][:, b], return_inverse=True)
+                                for b in range(self.space.nb)] for served in (False, True)}
+        self.special = np.array([i for i, r in enumerate(rolls) if rules.depends_on_sheet(r)], dtype=np.int64)
+        self.pairs = self._pairs() if rules.boxes_per_turn == 2 else None
+
+    # -- one box a turn ---------------------------------------------------
+
+    def now(self, V: np.ndarray, mask, u, flags, served: bool) -> np.ndarray:
+        """The best of scoring each roll now, for a batch of states (states x rolls)."""
+        space = self.space
+        rows = self.rows[served]
+        out = np.full((len(mask), rows.shape[0]), NEG)
+        m, uu, ff = mask[:, None], u[:, None], flags[:, None]
+        for b in range(space.nb):
+            free = np.flatnonzero((mask >> b) & 1 == 0)
+            if not len(free):
+                continue
+            vals, inv = self.values[served][b]
+            after = V[space.close(m[free], uu[free], ff[free], b, vals[None, :].astype(np.int64))]
+            if after.shape[1] == 1:  # the box touches no section and no flag: one next state
+                out[free] = np.maximum(out[free], after + rows[:, b])
+            else:
+                out[free] = np.maximum(out[free], after[:, inv] + rows[:, b])
+        if len(self.special):
+            out[:, self.special] = self._special(V, mask, u, flags, served)
+        return out
+
+    def _special(self, V: np.ndarray, mask, u, flags, served: bool) -> np.ndarray:
+        """The rolls whose scoring looks at the sheet, scored by the engine in each context."""
+        space, rules = self.space, self.rules
+        contexts, inv = np.unique(mask * space.F + flags, return_inverse=True)
+        n = len(self.special)
+        points = np.full((len(contexts), n, space.nb), -1, dtype=np.int64)
+        bonus = np.zeros((len(contexts), n))
+        for c, key in enumerate(contexts.tolist()):
+            sheet = space.sheet_of(*divmod(key, space.F))
+            for j, r in enumerate(self.special.tolist()):
+                counts = self.group.rolls[r]
+                score = rules.score_counts(counts, served, sheet)
+                if served and score.instant_win:  # valued as the same dice thrown later
+                    score = rules.score_counts(counts, False, sheet)
+                got = dict(score.options)
+                for box_id in score.scratch:
+                    points[c, j, rules.index[box_id]] = got.get(box_id, 0)
+                bonus[c, j] = score.bonus
+        points, bonus = points[inv], bonus[inv]
+        out = np.full((len(mask), n), NEG)
+        m, uu, ff = mask[:, None], u[:, None], flags[:, None]
+        for b in range(space.nb):
+            p = points[:, :, b]
+            after = V[space.close(m, uu, ff, b, np.maximum(p, 0))]
+            out = np.maximum(out, np.where(p >= 0, p + after, NEG))
+        return out + bonus
+
+    def turn(self, V: np.ndarray, mask, u, flags) -> Turn:
+        """One turn from a batch of states: every stage, and each state's value."""
+        if self.pairs is not None:
+            plain = served = self.now_two(V, mask)
+        else:
+            plain = self.now(V, mask, u, flags, False)
+            served = self.now(V, mask, u, flags, True) if self.rules.served_matters else plain
+        d = self.turn_dice
+        keep2 = d.expect(plain)
+        roll2 = np.maximum(plain, d.best_within(keep2))
+        keep1 = d.expect(roll2)
+        roll1 = np.maximum(served, d.best_within(keep1))
+        return Turn(plain, served, keep2, roll2, keep1, roll1, roll1 @ d.first)
+
+    # -- two boxes a turn -----------------------------------------------------
+
+    def _pairs(self) -> tuple[np.ndarray, np.ndarray]:
+        """Every (group, group) split of a ten-dice roll, ordered by roll, and where each roll starts."""
+        space = self.space
+        if space.sections or space.held or len(self.special):
+            raise NotImplementedError("two boxes a turn with bonus sections or sheet-dependent rolls")
+        g = self.group.rolls
+        roll_of = np.array([[self.turn_dice.roll_index[tuple(a + b for a, b in zip(x, y))] for y in g] for x in g])
+        order = np.argsort(roll_of, axis=None, kind="stable")
+        starts = np.searchsorted(roll_of.ravel()[order], np.arange(len(self.turn_dice.rolls)))
+        return order, starts
+
+    def now_two(self, V: np.ndarray, mask) -> np.ndarray:
+        """The best of splitting each ten-dice roll into two free boxes now (states x rolls)."""
+        nb = self.space.nb
+        P = self.rows[False]  # groups x boxes
+        order, starts = self.pairs
+        out = np.empty((len(mask), len(self.turn_dice.rolls)))
+        for lo in range(0, len(mask), 16):
+            m = mask[lo:lo + 16]
+            W = np.full((len(m), nb, nb), NEG)
+            for b1 in range(nb):
+                for b2 in range(nb):
+                    if b1 != b2:
+                        ok = ((m >> b1) & 1 == 0) & ((m >> b2) & 1 == 0)
+                        W[ok, b1, b2] = V[self.space.index(m[ok] | (1 << b1) | (1 << b2), 0, 0)]
+            # Q[s, g, b1]: the best second box for group g, the first box being b1
+            Q = (P[None, :, None, :] + W[:, None, :, :]).max(axis=3)
+            # M[s, g1, g2]: g1 in the first box, g2 in the second
+            M = (P[None, :, None, :] + Q[:, None, :, :]).max(axis=3)
+            out[lo:lo + 16] = np.maximum.reduceat(M.reshape(len(m), -1)[:, order], starts, axis=1)
+        return out
+
+    # -- the whole table --------------------------------------------------------
+
+    def build(self, turns: int | None = None) -> np.ndarray:
+        """The expected points still to come from every reachable state (section bonuses included).
+
+        ``turns``: solve only the states this many turns from the end (the
+        others stay 0): what a test needs to compare small sheets.
+        """
+        space = self.space
+        V = np.zeros(space.size)
+        mask, u, flags = space.states(space.nb)
+        V[space.index(mask, u, flags)] = space.bonus(u)
+        step = self.rules.boxes_per_turn
+        last = 0 if turns is None else max(0, space.nb - turns * step)
+        for closed in range(space.nb - step, last - 1, -step):
+            mask, u, flags = space.states(closed)
+            for lo in range(0, len(mask), CHUNK):
+                sl = slice(lo, lo + CHUNK)
+                V[space.index(mask[sl], u[sl], flags[sl])] = self.turn(V, mask[sl], u[sl], flags[sl]).value
+        return V

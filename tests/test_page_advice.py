@@ -1,0 +1,82 @@
+"""The advisor on the phone page: the hint (off by default, per phone) and the end screen's analysis."""
+
+from __future__ import annotations
+
+import re
+
+from playwright.sync_api import expect
+
+from .conftest import shot
+from .pagekit import choose, roll, start_game
+
+
+def test_the_hint_is_off_until_asked_for_then_names_the_keep_and_the_box(phone, advice_tables):
+    page = phone()
+    start_game(page, ["Ana", "Beto"])
+    roll(page, [3, 3, 3, 5, 6])
+    expect(page.locator("#options button").first).to_be_visible()
+    expect(page.locator("#hint")).to_be_hidden()  # off by default
+    expect(page.locator("#roll-pick")).to_be_hidden()
+    page.get_by_role("button", name="Hint").click()
+    expect(page.get_by_role("button", name="Hint")).to_have_attribute("aria-pressed", "true")
+    # a final roll (the default): the best box, starred among the options
+    expect(page.locator("#hint")).to_have_text(re.compile(r"^Hint: Threes \(≈ \d+\.\d\)$"))
+    expect(page.locator("#options button.best")).to_have_count(1)
+    expect(page.locator("#options button.best")).to_contain_text("Threes")
+    # the first roll: served, and the dice to keep are marked on the tray
+    page.get_by_role("radio", name="1", exact=True).click()
+    expect(page.locator("#served")).to_be_checked()
+    expect(page.locator("#hint")).to_have_text(re.compile(r"^Hint: keep 3 3 3 \(≈ \d+\.\d\)$"))
+    expect(page.locator("#tray .die.keep")).to_have_count(3)
+    expect(page.locator("#tray .die.keep")).to_have_text(["3", "3", "3"])
+    shot(page, "advice-01-keep")
+    # unticking served is roll 2: still a keep, never a served bonus
+    page.locator("#served").uncheck()
+    expect(page.get_by_role("radio", name="2", exact=True)).to_have_attribute("aria-checked", "true")
+    # the switch is remembered on this phone, and only here
+    page.reload()
+    roll(page, [1, 2, 3, 4, 5])
+    expect(page.locator("#hint-on")).to_have_attribute("aria-pressed", "true")
+    expect(page.locator("#hint")).to_contain_text("Straight")
+    other = phone()
+    other.goto(page.url)
+    expect(other.locator("#hint-on")).to_have_attribute("aria-pressed", "false")
+    assert page.errors == [] and other.errors == []
+
+
+def test_a_table_still_building_says_so_and_the_hint_arrives(phone):
+    """general-pr's table is not built for this session yet: the hint waits for it, then shows."""
+    page = phone()
+    start_game(page, ["Ana", "Beto"], variant="general-pr")
+    page.locator("#hint-on").click()
+    roll(page, [2, 3, 4, 5, 6])
+    expect(page.locator("#hint")).to_have_text(re.compile(r"^Hint: "), timeout=30_000)
+    assert page.errors == []
+
+
+def test_the_end_screen_links_to_the_analysis(phone, advice_tables, new_game, base_url):
+    page = phone()
+    start_game(page, ["Ana", "Beto"])
+    # Ana scratches generala with five sixes in hand: a costly choice; the rest is quick.
+    plan = [("Generala", None)] + [(b, d) for b, d in [
+        ("Ones", [1, 1, 1, 2, 3]), ("Twos", [2, 2, 2, 5, 6]), ("Threes", [3, 3, 3, 1, 2]), ("Fours", [4, 4, 1, 2, 3]),
+        ("Fives", [5, 5, 5, 1, 2]), ("Sixes", [6, 6, 6, 1, 2]), ("Straight", [1, 2, 3, 4, 5]),
+        ("Full house", [2, 2, 2, 3, 3]), ("Four of a kind", [4, 4, 4, 4, 1])]]
+    for box, dice in plan:
+        for _ in range(2):
+            if dice is None:
+                roll(page, [6, 6, 6, 6, 6])
+                page.locator("#scratch-btn").click()
+                page.locator("#scratch-list button", has_text=box).click()
+                page.locator("#confirm-yes").click()
+            else:
+                roll(page, dice)
+                choose(page, box)
+    expect(page.locator("#winner")).to_be_visible()
+    page.get_by_role("button", name="Analysis").click()
+    expect(page.locator("#analysis h2")).to_have_text("Game analysis")
+    expect(page.locator("#analysis table tbody tr")).to_have_count(2)
+    expect(page.locator("#analysis .analysis-turns li").first).to_contain_text("Round 1")
+    expect(page.locator("#analysis")).to_contain_text("not judged")
+    shot(page, "advice-02-analysis", full_page=True)
+    assert page.errors == []
