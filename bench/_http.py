@@ -42,8 +42,10 @@ class Server:
         self.proc.wait(timeout=20)
 
 
-#: scripts/serve's default: 2 sync workers.
+#: scripts/serve's default: 2 workers...
 SERVE_WORKERS = 2
+#: ... of its worker class, each with 4 threads (service/gunicorn_conf.py).
+DEPLOYED = {"worker_class": "service.serving.BufferingWorker", "threads": 4}
 
 
 @contextmanager
@@ -91,9 +93,12 @@ def request(port: int, method: str, path: str, body: Any = None, headers: dict |
         conn.close()
 
 
-def _worker(port: int, method: str, path: str, bodies: list[bytes], seconds: float, out) -> None:
+def _worker(port: int, method: str, path: str, bodies: list[bytes], seconds: float, out, extra=None) -> None:
     conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
-    headers = {"Content-Type": "application/json", "Connection": "keep-alive"}
+    headers = {"Content-Type": "application/json", "Connection": "keep-alive", **(extra or {})}
+    if method == "GET":
+        del headers["Content-Type"]
+        bodies = [None]
     latencies = []
     n = 0
     end = time.monotonic() + seconds
@@ -117,11 +122,13 @@ def _worker(port: int, method: str, path: str, bodies: list[bytes], seconds: flo
     out.put(latencies)
 
 
-def load(port: int, path: str, bodies: list, concurrency: int, seconds: float, method: str = "POST") -> dict:
+def load(port: int, path: str, bodies: list, concurrency: int, seconds: float, method: str = "POST",
+         headers: dict | None = None) -> dict:
     """Drive ``path`` with ``concurrency`` client processes; return req/s and latency."""
     raw = [json.dumps(b).encode() if not isinstance(b, bytes) else b for b in bodies]
     q: mp.Queue = mp.Queue()
-    procs = [mp.Process(target=_worker, args=(port, method, path, raw, seconds, q)) for _ in range(concurrency)]
+    procs = [mp.Process(target=_worker, args=(port, method, path, raw, seconds, q, headers))
+             for _ in range(concurrency)]
     t0 = time.perf_counter()
     for p in procs:
         p.start()

@@ -1,12 +1,15 @@
 """Benchmark shared score sheets through HTTP under gunicorn.
 
-For SQLite and PostgreSQL: complete two-player games played at concurrency
-1, 8 and 32 (recorded turns/s, p50/p99 latency of a turn; target p99 < 50 ms
-at concurrency 8), then GET of a finished game with 100 and with 10,000
-finished games stored (p50/p99; target: ratio of the two <= 1.2, flat as
-data grows).
+For SQLite and PostgreSQL, under scripts/serve's settings: complete
+two-player games played at concurrency 1, 8 and 32 (recorded turns/s,
+p50/p99 latency of a turn; target p99 < 50 ms at concurrency 8), each beside
+the floor of a durable write measured at the same concurrency on the same
+server and database (bench/floor_app.py: insert one row, commit; target:
+turns/s >= 0.6 x the floor); then GET of a finished game with 100 and with
+10,000 finished games stored (p50/p99; target: ratio of the two <= 1.2,
+flat as data grows).
 
-    python bench/games.py [--databases sqlite,postgresql] [--seconds 8] [--workers 4]
+    python bench/games.py [--databases sqlite,postgresql] [--seconds 8] [--workers 2] [--rounds 3]
 
 PostgreSQL uses the database ``anotador_bench`` (created if missing) on
 ANOTADOR_BENCH_POSTGRES (default postgres@127.0.0.1:5432); it is emptied.
@@ -26,7 +29,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench._http import SERVE_WORKERS, gunicorn, request  # noqa: E402
+from bench._http import DEPLOYED, SERVE_WORKERS, gunicorn, request  # noqa: E402
 
 PG_SERVER = os.environ.get("ANOTADOR_BENCH_POSTGRES", "postgresql+psycopg://postgres@127.0.0.1:5432")
 BOXES = ["ones", "twos", "threes", "fours", "fives", "sixes", "straight", "full", "four", "generala"]
@@ -64,6 +67,7 @@ def percentile(values: list[float], q: float) -> float:
 def play_games(port: int, concurrency: int, seconds: float) -> dict:
     """Clients play whole games until time is up; return turn figures."""
     latencies: list[float] = []
+    busy: list[int] = []
     lock = threading.Lock()
     end = time.monotonic() + seconds
 
@@ -72,6 +76,10 @@ def play_games(port: int, concurrency: int, seconds: float) -> dict:
         mine = []
         while time.monotonic() < end:
             status, _, body = request(port, "POST", "/api/v1/games", {"variant": "generala", "players": ["A", "B"]})
+            if status == 503:  # the write lock not had in time (SQLite at high concurrency): counted, tried again
+                with lock:
+                    busy.append(1)
+                continue
             assert status == 201, body
             url, auth = f"/api/v1/games/{body['id']}/turns", {"Authorization": f"Bearer {body['token']}"}
             for n in range(20):
@@ -82,6 +90,10 @@ def play_games(port: int, concurrency: int, seconds: float) -> dict:
                     turn["scratch"] = True  # random dice rarely make a combination
                 t = time.perf_counter()
                 status, _, body = request(port, "POST", url, turn, auth)
+                while status == 503:
+                    with lock:
+                        busy.append(1)
+                    status, _, body = request(port, "POST", url, turn, auth)
                 mine.append(time.perf_counter() - t)
                 assert status == 201, body
                 if time.monotonic() >= end:
@@ -90,6 +102,33 @@ def play_games(port: int, concurrency: int, seconds: float) -> dict:
             latencies.extend(mine)
 
     threads = [threading.Thread(target=client, args=(i,)) for i in range(concurrency)]
+    t0 = time.perf_counter()
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    elapsed = time.perf_counter() - t0
+    return {"turns": len(latencies), "per_s": len(latencies) / elapsed, "busy": len(busy),
+            "p50": percentile(latencies, 0.5), "p99": percentile(latencies, 0.99)}
+
+
+def floor(port: int, concurrency: int, seconds: float) -> dict:
+    """Clients write one row each request (the floor of a durable write); same figures as play_games."""
+    latencies: list[float] = []
+    lock = threading.Lock()
+    end = time.monotonic() + seconds
+
+    def client() -> None:
+        mine = []
+        while time.monotonic() < end:
+            t = time.perf_counter()
+            status, _, body = request(port, "POST", "/bench/floor", {"dice": [1, 2, 3, 4, 5]})
+            mine.append(time.perf_counter() - t)
+            assert status == 201, body
+        with lock:
+            latencies.extend(mine)
+
+    threads = [threading.Thread(target=client) for _ in range(concurrency)]
     t0 = time.perf_counter()
     for t in threads:
         t.start()
@@ -159,26 +198,42 @@ def main() -> None:
     ap.add_argument("--databases", default="sqlite,postgresql")
     ap.add_argument("--seconds", type=float, default=8.0)
     ap.add_argument("--workers", type=int, default=int(os.environ.get("WORKERS", SERVE_WORKERS)),
-                    help="gunicorn sync workers (scripts/serve's WORKERS)")
+                    help="gunicorn workers (scripts/serve's WORKERS)")
+    ap.add_argument("--rounds", type=int, default=3)
     args = ap.parse_args()
+
+    import statistics
 
     for kind in args.databases.split(","):
         with tempfile.TemporaryDirectory() as folder:
             url = fresh_database(kind, folder)
-            print(f"{kind}: gunicorn {args.workers} sync workers, two-player generala games, {args.seconds:g}s each")
-            with gunicorn("wsgi:app", workers=args.workers, env={"DATABASE_URL": url, "ANOTADOR_GAMES_PER_MINUTE": "0"}) as srv:
+            print(f"{kind}: gunicorn {args.workers} x {DEPLOYED['worker_class'].rsplit('.', 1)[-1]} "
+                  f"({DEPLOYED['threads']} threads), two-player generala games beside the floor of a write, "
+                  f"{args.rounds} x {args.seconds:g}s each, alternating")
+            env = {"DATABASE_URL": url, "ANOTADOR_GAMES_PER_MINUTE": "0"}
+            with gunicorn("bench.floor_app:app", workers=args.workers, env=env, **DEPLOYED) as srv:
                 play_games(srv.port, 2, 1.0)  # warm up
+                floor(srv.port, 2, 1.0)
                 for c in (1, 8, 32):
-                    r = play_games(srv.port, c, args.seconds)
-                    mark = "   (target p99 < 50 ms)" if c == 8 else ""
-                    print(f"  concurrency {c:2d}: {r['per_s']:7.1f} turns/s   p50 {r['p50']:6.1f} ms   "
-                          f"p99 {r['p99']:6.1f} ms{mark}")
+                    turns, floors = [], []
+                    for _ in range(args.rounds):
+                        turns.append(play_games(srv.port, c, args.seconds))
+                        floors.append(floor(srv.port, c, args.seconds))
+                    ratios = [t["per_s"] / f["per_s"] for t, f in zip(turns, floors)]
+                    med = lambda rows, k: statistics.median(r[k] for r in rows)  # noqa: E731
+                    mark = "   (targets: p99 < 50 ms, ratio >= 0.6)" if c == 8 else ""
+                    print(f"  concurrency {c:2d}: {med(turns, 'per_s'):7.1f} turns/s "
+                          f"[{min(t['per_s'] for t in turns):.0f}-{max(t['per_s'] for t in turns):.0f}]   "
+                          f"p50 {med(turns, 'p50'):6.1f} ms   p99 {med(turns, 'p99'):6.1f} ms   "
+                          f"floor {med(floors, 'per_s'):7.1f}/s p99 {med(floors, 'p99'):5.1f} ms   "
+                          f"ratio {statistics.median(ratios):.2f} [{min(ratios):.2f}-{max(ratios):.2f}]{mark}"
+                          + (f"   503s retried: {sum(t['busy'] for t in turns)}" if any(t["busy"] for t in turns) else ""))
             small = seed_finished_games(url, 100)
-            with gunicorn("wsgi:app", workers=args.workers, env={"DATABASE_URL": url, "ANOTADOR_GAMES_PER_MINUTE": "0"}) as srv:
+            with gunicorn("wsgi:app", workers=args.workers, env=env, **DEPLOYED) as srv:
                 get_latency(srv.port, small, 200)
                 p50_small, p99_small = get_latency(srv.port, small)
             seed_finished_games(url, 9_900)
-            with gunicorn("wsgi:app", workers=args.workers, env={"DATABASE_URL": url, "ANOTADOR_GAMES_PER_MINUTE": "0"}) as srv:
+            with gunicorn("wsgi:app", workers=args.workers, env=env, **DEPLOYED) as srv:
                 get_latency(srv.port, small, 200)
                 p50_big, p99_big = get_latency(srv.port, small)
             print(f"  GET finished game, 100 stored:    p50 {p50_small:5.2f} ms   p99 {p99_small:5.2f} ms")

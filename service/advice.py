@@ -28,6 +28,7 @@ import subprocess
 import sys
 import threading
 import time
+import weakref
 from collections import OrderedDict
 from typing import NamedTuple
 
@@ -57,10 +58,18 @@ class Table(NamedTuple):
     values: np.ndarray
 
 
+#: Rule sets are built once per set of options and shared: their keys too.
+_keys: "weakref.WeakKeyDictionary[RuleSet, str]" = weakref.WeakKeyDictionary()
+
+
 def key_of(rules: RuleSet) -> str:
     """A rule set's table name: its canonical form and the solver's version, hashed."""
-    canonical = json.dumps({"rules": rules.spec(), "solver": SOLVER_VERSION}, sort_keys=True, separators=(",", ":"))
-    return hashlib.sha256(canonical.encode()).hexdigest()[:24]
+    key = _keys.get(rules)
+    if key is None:
+        canonical = json.dumps({"rules": rules.spec(), "solver": SOLVER_VERSION}, sort_keys=True,
+                               separators=(",", ":"))
+        key = _keys[rules] = hashlib.sha256(canonical.encode()).hexdigest()[:24]
+    return key
 
 
 class Tables:
@@ -75,6 +84,8 @@ class Tables:
         self.builds: dict[str, tuple[subprocess.Popen, float, int]] = {}  # process, start, states
         self.lock = threading.Lock()
         self.scores: dict[str, float] = {}
+        self.missing: set[str] = set()  # keys with no table, as the folder stood at missing_stamp
+        self.missing_stamp = 0
 
     def path(self, key: str) -> str:
         return os.path.join(self.folder, key + ".npy")
@@ -94,10 +105,21 @@ class Tables:
         key = key_of(rules)
         if key in self.scores:
             return self.scores[key]
+        # Missing tables are looked for again only when the folder changed (a file came or went):
+        # one stat per request, not one failed open per variant.
+        try:
+            stamp = os.stat(self.folder).st_mtime_ns
+        except OSError:
+            return None
+        if stamp != self.missing_stamp:
+            self.missing, self.missing_stamp = set(), stamp
+        if key in self.missing:
+            return None
         try:
             with open(os.path.join(self.folder, key + ".json")) as f:
                 value = float(json.load(f)["expected_score"])
         except (OSError, ValueError, KeyError, TypeError):
+            self.missing.add(key)
             return None
         self.scores[key] = value
         return value

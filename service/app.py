@@ -7,12 +7,24 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from flask import Flask
+from flask.sessions import SessionInterface
 from werkzeug.middleware.proxy_fix import ProxyFix
 
 from . import advice, cli, config, database, errors, headers
 from .extensions import compress, db, migrate
+from .polls import Polls
 
 MIGRATIONS = Path(__file__).resolve().parent / "migrations"
+
+
+class NoSessions(SessionInterface):
+    """Anotador sets no cookie: every request has Flask's null session, made for nothing."""
+
+    def open_session(self, app: Flask, request):  # noqa: D102 - the interface's
+        return None
+
+    def save_session(self, app: Flask, session, response) -> None:  # noqa: D102
+        return None
 
 
 def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
@@ -29,12 +41,10 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
         app.config["SECRET_KEY"] = config.secret_key(app.instance_path)
     app.config["SQLALCHEMY_ENGINE_OPTIONS"] = config.engine_options(app.config)
     app.config["TRUSTED_HOSTS"] = config.hosts(app.config.get("TRUSTED_HOSTS"))
-    hops = int(app.config.get("PROXY_HOPS") or 0)
-    if hops:
-        # Trust exactly this many proxies for the client address, scheme,
-        # host and path prefix (X-Forwarded-*); never a header from the client.
-        app.wsgi_app = ProxyFix(app.wsgi_app, x_for=hops, x_proto=hops, x_host=hops, x_prefix=hops)  # type: ignore[method-assign]
     app.json.sort_keys = False  # keep sheet order and the documented field order
+    # No cookies, no Flask session: SECRET_KEY keys the hash of client
+    # addresses, and must not make every request build a cookie signer.
+    app.session_interface = NoSessions()
     app.url_map.strict_slashes = False
 
     if app.config["SQLALCHEMY_DATABASE_URI"].startswith("sqlite:///"):
@@ -45,7 +55,11 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     database.init_app(app)
     errors.init_app(app)
     headers.init_app(app)
-    compress.init_app(app)  # after headers: it runs first, on the finished answer
+    # Compression runs inside headers.secure, only where it can apply (not on a 304);
+    # COMPRESS_REGISTER=False (tests) turns it off.
+    app.config["COMPRESS_ANSWERS"] = app.config.get("COMPRESS_REGISTER", True)
+    app.config["COMPRESS_REGISTER"] = False
+    compress.init_app(app)
     cli.init_app(app)
     advice.init_app(app)
 
@@ -58,4 +72,12 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     from . import web
 
     web.init_app(app)
+
+    # The poll (a 304 for an unchanged game) is answered before Flask: service/polls.py.
+    app.wsgi_app = Polls(app.wsgi_app, app)  # type: ignore[method-assign]
+    hops = int(app.config.get("PROXY_HOPS") or 0)
+    if hops:
+        # Trust exactly this many proxies for the client address, scheme,
+        # host and path prefix (X-Forwarded-*); never a header from the client.
+        app.wsgi_app = ProxyFix(app.wsgi_app, x_for=hops, x_proto=hops, x_host=hops, x_prefix=hops)  # type: ignore[method-assign]
     return app

@@ -6,6 +6,8 @@ import os
 import secrets
 import time
 
+from .compression import Compressed, cache_key
+
 
 class Defaults:
     """Safe defaults: a local SQLite file, small request bodies."""
@@ -20,12 +22,17 @@ class Defaults:
                           "text/css", "text/javascript", "application/javascript", "image/svg+xml",
                           "application/manifest+json"]
     COMPRESS_MIN_SIZE = 512
+    #: The compressed forms of texts that never change are kept (service/compression.py).
+    COMPRESS_CACHE_BACKEND = Compressed
+    COMPRESS_CACHE_KEY = staticmethod(cache_key)
     COMPRESS_STREAMING_ENDPOINT_CONDITIONAL = ["web.static"]
     #: Seconds clients and proxies may cache variant descriptions.
     VARIANTS_MAX_AGE = 3600
     #: Corrections one game keeps: a 12-player game has at most 132 turns,
     #: so this is room to fix every turn twice, not a way to grow a game forever.
     MAX_CORRECTIONS = 300
+    #: Game bodies each worker keeps rendered, the last read (a six-player game's is ~6 KB).
+    GAME_BODIES = 2048
     #: Games one client address may create per minute (0: no limit). On by
     #: default: with no proxy in front (a LAN) nothing else limits it.
     GAMES_PER_MINUTE = 20

@@ -9,24 +9,50 @@ from __future__ import annotations
 
 from flask import Flask, Response, current_app, request
 
+from .extensions import compress
+
 #: Data, never a document: nothing in it may load, run or be framed.
 API_CSP = "default-src 'none'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'"
 
 
 def secure(response: Response) -> Response:
-    """Add the headers that fit this response, keeping any the view set."""
-    headers = response.headers
-    headers.setdefault("X-Content-Type-Options", "nosniff")
-    headers.setdefault("Referrer-Policy", "no-referrer")
-    if "Cache-Control" not in headers:
-        # An answer to a write, a score, an error: never stored by a cache.
-        headers["Cache-Control"] = "no-store"
+    """Compress what is worth it, then add the headers that fit this response, keeping any the view set.
+
+    One hook for both, and header names looked at once: werkzeug answers a
+    missing header by raising an exception, which on a 304 costs more than the
+    rest of the answer.
+    """
     mimetype = response.mimetype or ""
-    if mimetype.endswith("json") or mimetype == "application/yaml":
-        headers.setdefault("Content-Security-Policy", API_CSP)
-    if mimetype in ("text/html", "application/pdf"):
-        headers.setdefault("X-Frame-Options", "DENY")
+    compressible = mimetype in _compressible()
+    if compressible and 200 <= response.status_code < 300 and request.environ.get("HTTP_ACCEPT_ENCODING"):
+        response = compress.after_request(response)
+    have = {name.lower() for name in response.headers.keys()}
+    add = response.headers.add
+    if "x-content-type-options" not in have:
+        add("X-Content-Type-Options", "nosniff")
+    if "referrer-policy" not in have:
+        add("Referrer-Policy", "no-referrer")
+    if "cache-control" not in have:
+        # An answer to a write, a score, an error: never stored by a cache.
+        add("Cache-Control", "no-store")
+    if compressible and "vary" not in have:
+        add("Vary", "Accept-Encoding")  # what a shared cache must key this answer by
+    if (mimetype.endswith("json") or mimetype == "application/yaml") and "content-security-policy" not in have:
+        add("Content-Security-Policy", API_CSP)
+    if mimetype in ("text/html", "application/pdf") and "x-frame-options" not in have:
+        add("X-Frame-Options", "DENY")
     return response
+
+
+def _compressible() -> frozenset[str]:
+    """The types compressed (none with compression off), as a set made once."""
+    config = current_app.config
+    found = config.get("_COMPRESS_SET")
+    if found is None:
+        found = config["_COMPRESS_SET"] = frozenset(config["COMPRESS_MIMETYPES"]) \
+            if config.get("COMPRESS_ANSWERS", True) else frozenset()
+    return found
+
 
 
 def check_host() -> None:
@@ -36,6 +62,7 @@ def check_host() -> None:
 
 
 def init_app(app: Flask) -> None:
-    """Apply :func:`secure` to every response, errors included, and check the Host."""
-    app.before_request(check_host)
+    """Apply :func:`secure` to every response, errors included; with TRUSTED_HOSTS, check the Host."""
+    if app.config.get("TRUSTED_HOSTS"):
+        app.before_request(check_host)
     app.after_request(secure)

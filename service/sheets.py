@@ -18,7 +18,9 @@ from dataclasses import dataclass
 from typing import Any, Callable, Sequence
 
 from flask import current_app
-from sqlalchemy import delete, func, select
+from sqlalchemy import delete, func, insert, select, update
+from sqlalchemy.orm import joinedload
+from sqlalchemy.orm.attributes import set_committed_value
 from sqlalchemy.exc import IntegrityError
 
 from .database import begin_write
@@ -127,11 +129,15 @@ def state_of(game: GameRow) -> Game:
     rules = rules_of(game)
     n = len(game.players)
     state = Game(rules, n, game.start)
-    for e in db.session.scalars(select(EntryRow).where(EntryRow.game_id == game.id)):
-        state.sheets[e.player][e.box] = e.points
-        state.bonuses[e.player] += e.bonus or 0
-        if e.scratch or e.points == 0:  # a number box scored 0 is a scratch (RULES.md)
-            state.scratched[e.player].add(e.box)
+    # Plain rows, not ORM objects: a replay reads every entry of the game, on every write.
+    t = EntryRow.__table__
+    entries = db.session.execute(select(t.c.player, t.c.box, t.c.points, t.c.scratch, t.c.bonus)
+                                 .where(t.c.game_id == game.id))
+    for player, box, points, scratch, bonus in entries:
+        state.sheets[player][box] = points
+        state.bonuses[player] += bonus or 0
+        if scratch or points == 0:  # a number box scored 0 is a scratch (RULES.md)
+            state.scratched[player].add(box)
     state.turns = game.turns
     if game.reason == "instant_win":
         state.instant_winner = game.winners[0]
@@ -141,13 +147,14 @@ def state_of(game: GameRow) -> Game:
 
 
 def _apply_outcome(game: GameRow, state: Game) -> None:
+    """Write where the game stands now (one UPDATE), and show it on the loaded row without a flush."""
     out = state.outcome()
-    game.status = out.status
-    game.winners = list(out.winners)
-    game.reason = out.reason
-    game.turns = state.turns
-    game.version += 1
-    game.updated_at = utcnow()
+    values = {"status": out.status, "winners": list(out.winners), "reason": out.reason, "turns": state.turns,
+              "version": game.version + 1, "updated_at": utcnow()}
+    games = GameRow.__table__
+    db.session.execute(update(games).where(games.c.id == game.id).values(**values))
+    for name, value in values.items():
+        set_committed_value(game, name, value)
 
 
 # -- reading ----------------------------------------------------------------------
@@ -164,12 +171,29 @@ def get(game_id: str) -> GameRow:
     return game
 
 
-def version_of(game_id: str) -> int:
-    """The current version alone: what a polling client's 304 needs."""
-    version = db.session.scalar(select(GameRow.version).where(GameRow.id == game_id)) if _possible_id(game_id) else None
-    if version is None:
+def head_of(game_id: str) -> tuple[int, str]:
+    """The current version and when it was made: all a poll needs, by the primary key alone.
+
+    On the app's :class:`~service.database.Heads` (a plain connection) where
+    it can; through the session otherwise (an in-memory SQLite database).
+    """
+    if not _possible_id(game_id):
         raise GameNotFound(game_id)
-    return version
+    heads = current_app.extensions["anotador.heads"]
+    if heads.enabled:
+        row = heads.get(game_id)
+    else:
+        row = db.session.execute(select(GameRow.version, GameRow.updated_at).where(GameRow.id == game_id)).first()
+    if row is None:
+        raise GameNotFound(game_id)
+    return row[0], iso_stored(row[1])
+
+
+def iso_stored(made: datetime | str) -> str:
+    """:func:`iso` of a time as a plain driver connection hands it back (sqlite3: the text SQLAlchemy stored)."""
+    if isinstance(made, str):
+        made = datetime.fromisoformat(made)
+    return iso(made)
 
 
 def turns_of(game: GameRow) -> list[TurnRow]:
@@ -238,8 +262,10 @@ def _lock(game_id: str, token: str | None, if_match: Any, idem: Idempotency | No
     If-Match: the original changed the version a retry still names.
     """
     begin_write()
-    stmt = select(GameRow).where(GameRow.id == game_id).with_for_update()
-    game = db.session.scalars(stmt).first() if _possible_id(game_id) else None
+    # The players come with the game: every write needs them, for the state and the answer.
+    stmt = select(GameRow).options(joinedload(GameRow.players)).where(GameRow.id == game_id).with_for_update(
+        of=GameRow)
+    game = db.session.scalars(stmt).unique().first() if _possible_id(game_id) else None
     if game is None:
         raise GameNotFound(game_id)
     check_token(game, token)
@@ -295,12 +321,18 @@ def entry_json(entry: EntryRow) -> dict[str, Any]:
             "bonus": entry.bonus or 0}
 
 
-def _write_play(game: GameRow, number: int, play: Play) -> TurnRow:
-    turn = TurnRow(game_id=game.id, number=number, player=play.player, round=play.round,
-                   dice=None if play.dice is None else list(play.dice), served=play.served)
-    turn.entries = _entries(game, play)
-    db.session.add(turn)
-    return turn
+def _write_play(game: GameRow, number: int, play: Play) -> None:
+    """Insert a played turn and its entries: plain statements, the ORM's unit of work costs more here."""
+    now = utcnow()
+    turns, entries = TurnRow.__table__, EntryRow.__table__  # Core tables: no ORM bulk machinery
+    turn_id = db.session.execute(insert(turns).returning(turns.c.id), [{
+        "game_id": game.id, "number": number, "player": play.player, "round": play.round,
+        "dice": None if play.dice is None else list(play.dice), "served": play.served, "recorded_at": now,
+    }]).scalar_one()
+    db.session.execute(insert(entries), [{
+        "game_id": game.id, "turn_id": turn_id, "player": play.player, "box": p.category, "points": p.points,
+        "scratch": p.scratch, "dice": None if p.dice is None else list(p.dice), "bonus": p.bonus,
+    } for p in play.boxes])
 
 
 def record_turn(game_id: str, token: str | None, if_match: Any, data: dict[str, Any],

@@ -117,6 +117,7 @@ def dispose(app) -> None:
 
     with app.app_context():
         db.engine.dispose()
+    app.extensions["anotador.heads"].close()
 
 
 def drop_all_tables(url: str) -> None:

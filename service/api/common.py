@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import re
 from typing import Any, Mapping
 
-from flask import Response, current_app, request
+from flask import Response, current_app, g, request
 from marshmallow import Schema, ValidationError
 
 from ..errors import ValidationProblem, flatten, json_body
@@ -42,14 +43,40 @@ def resolve_rules(data: Mapping[str, Any]) -> RuleSet:
         raise rules_error(exc, "" if "variant" in data else "rules") from None
 
 
-def cacheable(response: Response, max_age: int | None = None) -> Response:
-    """Add a strong ETag and Cache-Control, answering 304 when it matches."""
-    if max_age is None:
-        max_age = current_app.config["VARIANTS_MAX_AGE"]
-    response.add_etag()
-    response.cache_control.public = True
-    response.cache_control.max_age = max_age
-    return response.make_conditional(request)
+#: The suffix Flask-Compress gives a strong ETag of a compressed answer
+#: ("5" → "5:gzip"): the same representation, in another encoding.
+_ENCODED = re.compile(r":(?:gzip|br|zstd|deflate)$")
+
+
+def tags_sent(tags, weak: bool) -> set[str] | None:
+    """The ETags an If-Match (strong) or If-None-Match (weak) header names, encodings aside; "*" for any."""
+    if not tags:
+        return None
+    if tags.star_tag:
+        return {"*"}
+    # A quoted "*" is an entity tag like any other (no answer of ours has it), not the wildcard.
+    return {_ENCODED.sub("", tag) for tag in tags.as_set(include_weak=weak) if tag and tag != "*"}
+
+
+def fixed(text: str | bytes, tag: str, mimetype: str, cache_control: str | None = None) -> Response:
+    """An answer whose text and ETag are already made: 304 when the client has it, else the text.
+
+    Nothing is built or hashed per request: callers keep ``text`` and ``tag``.
+    ``cache_control`` by default lets caches keep it ``VARIANTS_MAX_AGE`` seconds.
+    """
+    seen = tags_sent(request.if_none_match, weak=True)
+    response = Response(status=304) if seen and (tag in seen or "*" in seen) else \
+        current_app.response_class(text, mimetype=mimetype)
+    response.headers["ETag"] = f'"{tag}"'
+    response.headers["Cache-Control"] = cache_control or f"public, max-age={current_app.config['VARIANTS_MAX_AGE']}"
+    g.compress_key = "fixed:" + tag  # its compressed forms are kept too
+    return response
+
+
+def etag_of(text: str | bytes) -> str:
+    """A strong ETag for a text: its digest."""
+    data = text.encode("utf-8") if isinstance(text, str) else text
+    return hashlib.sha256(data).hexdigest()[:32]
 
 
 def client_key() -> str:

@@ -12,6 +12,9 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+import threading
+import weakref
+from collections import OrderedDict
 from typing import Any
 
 from flask import Blueprint, Response, current_app, g, jsonify, request, url_for
@@ -21,7 +24,7 @@ from .. import sheets
 from ..models import GameRow
 from ..rules import Game, RuleSet
 from ..schemas import FastLoader, GameCreateSchema, RollOffSchema, TurnPatchSchema, TurnSchema, VariantSchema
-from .common import client_key, load, public_url, resolve_rules
+from .common import client_key, load, public_url, resolve_rules, tags_sent
 
 bp = Blueprint("games", __name__, url_prefix="/games")
 
@@ -56,8 +59,7 @@ def game_body(game: GameRow, state: Game | None = None) -> dict[str, Any]:
         "id": game.id,
         "variant": rules.variant.id,
         "rules": {"base": rules.variant.id, **rules.options.as_dict()},
-        "boxes": VariantSchema().dump_boxes(rules),
-        "bonuses": VariantSchema().dump_bonuses(rules),
+        **described(rules),
         "served_matters": rules.served_matters,
         "players": [
             {
@@ -83,6 +85,19 @@ def game_body(game: GameRow, state: Game | None = None) -> dict[str, Any]:
     }
 
 
+#: A rule set's boxes and bonuses as a game shows them: the same for every game and version.
+_described: "weakref.WeakKeyDictionary[RuleSet, dict]" = weakref.WeakKeyDictionary()
+
+
+def described(rules: RuleSet) -> dict[str, Any]:
+    """``boxes`` and ``bonuses`` of a game body, made once per rule set (marshmallow is not free)."""
+    found = _described.get(rules)
+    if found is None:
+        schema = VariantSchema()
+        found = _described[rules] = {"boxes": schema.dump_boxes(rules), "bonuses": schema.dump_bonuses(rules)}
+    return found
+
+
 def player_bonuses(rules: RuleSet, state: Game, seat: int) -> dict[str, int]:
     """A player's bonuses: each section's (0 until its threshold), and the bonuses of rolls."""
     out = rules.section_bonuses(state.sheets[seat])
@@ -91,12 +106,70 @@ def player_bonuses(rules: RuleSet, state: Game, seat: int) -> dict[str, int]:
     return out
 
 
-def game_response(game: GameRow, state: Game | None = None, status: int = 200) -> Response:
-    response = jsonify(game_body(game, state))
-    response.status_code = status
-    response.headers["ETag"] = etag(game.version)
+class Bodies:
+    """The rendered body of each game version this worker has sent or read: a version never changes.
+
+    Keyed by the game's id, version and the time that version was made (a
+    backup restored and played on could reach a version number again, never
+    at the same instant). Reads look the key up with one primary-key query and
+    send the text kept; a miss renders the game and keeps it. Bounded: the
+    least recently used go first.
+    """
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self.texts: OrderedDict[tuple, str] = OrderedDict()
+        self.lock = threading.Lock()
+
+    def get(self, key: tuple) -> str | None:
+        with self.lock:
+            text = self.texts.get(key)
+            if text is not None:
+                self.texts.move_to_end(key)
+            return text
+
+    def put(self, key: tuple, text: str) -> None:
+        with self.lock:
+            self.texts[key] = text
+            self.texts.move_to_end(key)
+            while len(self.texts) > self.size:
+                self.texts.popitem(last=False)
+
+
+def bodies() -> Bodies:
+    """This app's :class:`Bodies` (one per worker process)."""
+    found = current_app.extensions.get("anotador.bodies")
+    if found is None:
+        found = current_app.extensions.setdefault("anotador.bodies", Bodies(current_app.config["GAME_BODIES"]))
+    return found
+
+
+def rendered(game: GameRow, state: Game | None = None) -> str:
+    """The game's body as JSON text, from :class:`Bodies` when this version was rendered already."""
+    key = (game.id, game.version, sheets.iso(game.updated_at))
+    text = bodies().get(key)
+    if text is None:
+        text = current_app.json.dumps(game_body(game, state))
+        bodies().put(key, text)
+    return text
+
+
+def json_response(text: str, key: tuple, status: int = 200) -> Response:
+    """A game version's JSON text as an answer: the version as the ETag, revalidated on every use."""
+    response = current_app.response_class(text, status=status, mimetype="application/json")
+    response.headers["ETag"] = etag(key[1])
     response.headers["Cache-Control"] = NO_CACHE
+    g.compress_key = kept_key(key)  # its compressed forms are kept too
     return response
+
+
+def kept_key(key: tuple) -> str:
+    """The name a game version's compressed forms are kept under (service.compression)."""
+    return "game:" + ":".join(map(str, key))
+
+
+def game_response(game: GameRow, state: Game | None = None, status: int = 200) -> Response:
+    return json_response(rendered(game, state), (game.id, game.version, sheets.iso(game.updated_at)), status)
 
 
 def correction_json(row) -> dict[str, Any]:
@@ -120,18 +193,8 @@ def turn_body(turn, corrections=()) -> dict[str, Any]:
 
 # -- conditional requests and idempotency ---------------------------------------
 
-#: The suffix Flask-Compress gives a strong ETag of a compressed answer
-#: ("5" → "5:gzip"): the same version, in another encoding.
-_ENCODED = re.compile(r":(?:gzip|br|zstd|deflate)$")
-
-
-def versions(tags, weak: bool) -> set[str] | None:
-    """The versions an If-Match (strong) or If-None-Match (weak) header names; "*" for any."""
-    if not tags:
-        return None
-    if tags.star_tag:
-        return {"*"}
-    return {_ENCODED.sub("", tag) for tag in tags.as_set(include_weak=weak) if tag}
+#: The versions an If-Match (strong) or If-None-Match (weak) header names; "*" for any.
+versions = tags_sent
 
 
 #: An Idempotency-Key: visible ASCII but quotes and backslashes (the
@@ -159,7 +222,7 @@ def idempotency(status: int) -> sheets.Idempotency | None:
     digest = hashlib.sha256(f"{request.method} {request.path}\n{canonical}".encode("utf-8")).hexdigest()
 
     def render(game: GameRow, state: Game) -> tuple[int, str, str]:
-        return status, current_app.json.dumps(game_body(game, state)), etag(game.version)
+        return status, rendered(game, state), etag(game.version)
 
     return sheets.Idempotency(key, digest, render)
 
@@ -208,14 +271,16 @@ def create_game():
 @bp.get("/<game_id>")
 def get_game(game_id: str):
     """The shared sheet; 304 while the ETag sent is still current."""
+    version, made = sheets.head_of(game_id)
     seen = versions(request.if_none_match, weak=True)
-    if seen:
-        version = sheets.version_of(game_id)
-        if str(version) in seen or "*" in seen:
-            response = Response(status=304)
-            response.headers["ETag"] = etag(version)
-            response.headers["Cache-Control"] = NO_CACHE
-            return response
+    if seen and (str(version) in seen or "*" in seen):
+        response = Response(status=304)
+        response.headers["ETag"] = etag(version)
+        response.headers["Cache-Control"] = NO_CACHE
+        return response
+    text = bodies().get((game_id, version, made))
+    if text is not None:
+        return json_response(text, (game_id, version, made))
     return game_response(sheets.get(game_id))
 
 

@@ -11,18 +11,57 @@ from __future__ import annotations
 
 import hashlib
 import json
+import mimetypes
+import os
 from functools import lru_cache
 from pathlib import Path
 
-from flask import Blueprint, Flask, Response, render_template, request, send_from_directory
+from flask import Blueprint, Flask, Response, abort, render_template, request, send_from_directory
+from werkzeug.security import safe_join
 
-from ..api.common import public_url
+from ..api.common import etag_of, fixed, public_url
 from ..rules import LANGUAGES, VARIANTS, WORDS
 
-bp = Blueprint("web", __name__, template_folder="templates", static_folder="static",
-               static_url_path="/static")
-
 STATIC = Path(__file__).resolve().parent / "static"
+
+
+class PageBlueprint(Blueprint):
+    """The page's blueprint: its static files answered from memory, 304 without a file read."""
+
+    def send_static_file(self, filename: str) -> Response:
+        found = static_file(filename)
+        if found is None:
+            abort(404)
+        data, tag, mimetype = found
+        # Revalidated on every use: the service worker keeps them, and a new version must show at once.
+        return fixed(data, tag, mimetype, cache_control="no-cache")
+
+
+def static_file(filename: str) -> tuple[bytes, str, str] | None:
+    """A static file's bytes, ETag and type: read once per version of the file (its size and time)."""
+    path = safe_join(str(STATIC), filename)
+    if path is None:
+        return None
+    try:
+        stat = os.stat(path)
+    except OSError:
+        return None
+    if not os.path.isfile(path):
+        return None
+    return _read_static(path, stat.st_mtime_ns, stat.st_size)
+
+
+@lru_cache(maxsize=256)
+def _read_static(path: str, _mtime: int, _size: int) -> tuple[bytes, str, str]:
+    data = Path(path).read_bytes()
+    mimetype = mimetypes.guess_type(path)[0] or "application/octet-stream"
+    if path.endswith(".webmanifest"):
+        mimetype = "application/manifest+json"
+    return data, etag_of(data), mimetype
+
+
+bp = PageBlueprint("web", __name__, template_folder="templates", static_folder="static",
+                   static_url_path="/static")
 
 #: Only this origin's scripts, styles, API and worker; no framing; no referrer.
 CSP = ("default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "

@@ -1,0 +1,32 @@
+"""The service's own app plus the floor of a durable write: insert one row, commit.
+
+bench/games.py serves this instead of wsgi:app, so turns and the floor run
+under the same gunicorn, on the same database, through the same write path
+(SQLite: the write lock and BEGIN IMMEDIATE; PostgreSQL: a transaction).
+"""
+
+from __future__ import annotations
+
+import sqlalchemy as sa
+from flask import jsonify
+
+from service import create_app
+from service.extensions import db
+from service.database import begin_write
+
+app = create_app()
+FLOOR = sa.Table("bench_floor", sa.MetaData(), sa.Column("id", sa.Integer, primary_key=True),
+                 sa.Column("body", sa.JSON))
+
+
+@app.post("/bench/floor")
+def floor():
+    """One row written and committed durably: what any write costs at least."""
+    begin_write()
+    db.session.execute(FLOOR.insert().values(body={"dice": [1, 2, 3, 4, 5]}))
+    db.session.commit()
+    return jsonify({"ok": True}), 201
+
+
+with app.app_context():
+    FLOOR.create(db.engine, checkfirst=True)
