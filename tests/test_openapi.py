@@ -51,6 +51,85 @@ def test_every_variant_id_is_in_the_spec():
     assert set(schemas["BoxId"]["enum"]) == set(BOX_NAMES)
 
 
+def test_the_effective_rules_are_the_options_and_a_base():
+    """EffectiveRules spells out Options' fields (no allOf with siblings, for generators): they must agree."""
+    schemas = SPEC["components"]["schemas"]
+    options, effective = schemas["Options"], schemas["EffectiveRules"]
+    assert effective["properties"] == {"base": {"$ref": "#/components/schemas/KnownVariantId"},
+                                       **options["properties"]}
+    assert effective["required"] == ["base", *options["required"]]
+    # and both are what the service says: every option of every variant, with its base
+    from service.rules import find_variant
+
+    assert set(options["properties"]) == set(find_variant("generala").rules().options.as_dict())
+
+
+def _walk(node):
+    if isinstance(node, dict):
+        yield node
+        for value in node.values():
+            yield from _walk(value)
+    elif isinstance(node, list):
+        for value in node:
+            yield from _walk(value)
+
+
+def test_the_spec_is_shaped_for_code_generators():
+    """What generators stumble on: allOf beside properties, inline objects in unions, enums that hold null."""
+    for name, schema in SPEC["components"]["schemas"].items():
+        for node in _walk(schema):
+            if "allOf" in node:
+                assert not {"properties", "required"} & set(node), name
+            for union in ("oneOf", "anyOf"):
+                for branch in node.get(union, []):
+                    assert "$ref" in branch or branch.get("type") != "object", (name, union)
+            if "enum" in node:
+                assert None not in node["enum"], name
+            if "not" in node:
+                raise AssertionError(f"{name}: 'not' makes untyped models")
+
+
+def _operations_with_defaults() -> dict[str, tuple[str, str, dict]]:
+    """operationId → (path, method, the defaults its JSON body's schema states) where there are any."""
+    found = {}
+    for path, item in SPEC["paths"].items():
+        for method, op in item.items():
+            body = op.get("requestBody", {}).get("content", {}).get("application/json") if isinstance(op, dict) else None
+            if not body:
+                continue
+            ref = body["schema"]["$ref"].rsplit("/", 1)[-1]
+            defaults = {k: v["default"] for k, v in SPEC["components"]["schemas"][ref]["properties"].items()
+                        if "default" in v}
+            if defaults:
+                found[op["operationId"]] = (path, method, defaults)
+    return found
+
+
+# A minimal valid body for each operation whose body has defaults ({game_id}: a new game's).
+MINIMAL = {
+    "scoreRoll": {"variant": "generala", "dice": [1, 2, 3, 4, 5]},
+    "makeSheet": {"variant": "generala"},
+    "recordTurn": {"player": 0, "category": "ones", "dice": [1, 1, 3, 4, 5]},
+}
+
+
+def test_every_operation_with_defaults_is_checked():
+    assert set(_operations_with_defaults()) == set(MINIMAL)
+
+
+@pytest.mark.parametrize("operation", sorted(MINIMAL))
+def test_every_default_the_spec_states_is_accepted(api, operation):
+    """A generated client sends every default: the server must take each (ScoreRequest.limit's was refused)."""
+    path, method, defaults = _operations_with_defaults()[operation]
+    body, headers = dict(MINIMAL[operation]), {}
+    if "{game_id}" in path:
+        game = api.post("/api/v1/games", json={"variant": "generala", "players": ["Ana", "Beto"]}).get_json()
+        path, headers = path.replace("{game_id}", game["id"]), {"Authorization": f"Bearer {game['token']}"}
+        body["player"] = game["turn"]["player"]
+    r = api.open(path, method=method.upper(), json={**body, **defaults}, headers=headers)
+    assert r.status_code in (200, 201), (defaults, r.get_json())
+
+
 def _fuzz_app():
     """An app on a migrated SQLite file that lives as long as the test run."""
     from .conftest import migrated_app

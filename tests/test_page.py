@@ -204,10 +204,11 @@ def test_a_turn_recorded_by_two_phones_shows_the_conflict(phone):
     game = start_game(a, ["Ana", "Beto"])
     token = a.evaluate("JSON.parse(localStorage.getItem('anotador.games'))[0].token")
     b = phone()
-    b.clock.install()  # B's poll timer stays still: its sheet is stale when it taps
+    b.clock.install()  # time flows on an installed clock...
     b.goto(f"/g/{game}#token={token}")
     expect(b.locator("#play")).to_be_visible()
     expect(b).to_have_url(re.compile(f"/g/{game}$"))  # the token left the address bar
+    b.clock.pause_at(b.evaluate("Date.now()") + 500)  # ...until paused: B's next poll never comes, its sheet is stale
     roll(a, [6, 6, 6, 1, 1])
     roll(b, [2, 2, 2, 3, 3])
     choose(a, "Full house", 30)

@@ -212,7 +212,7 @@ def idempotency(status: int) -> sheets.Idempotency | None:
     raw = request.headers.get("Idempotency-Key")
     if raw is None:
         return None
-    key = raw.strip()
+    key = raw
     if len(key) >= 2 and key[0] == key[-1] == '"':
         key = key[1:-1]
     if not _KEY.fullmatch(key):
