@@ -29,12 +29,12 @@ import sys
 import threading
 import time
 import weakref
-from collections import OrderedDict
 from typing import NamedTuple
 
 import numpy as np
 from flask import Flask, current_app
 
+from .lru import LRU
 from .rules import RuleSet
 from .solver import SOLVER_VERSION, Solver, Space
 
@@ -80,7 +80,7 @@ class Tables:
         self.capacity = max(1, capacity)
         self.max_builds = max(1, builds)
         self.keep = max(1, keep)
-        self.memory: OrderedDict[str, Table] = OrderedDict()
+        self.memory: LRU[str, Table] = LRU(self.capacity)
         self.builds: dict[str, tuple[subprocess.Popen, float, int]] = {}  # process, start, states
         self.lock = threading.Lock()
         self.scores: dict[str, float] = {}
@@ -93,11 +93,9 @@ class Tables:
     def peek(self, rules: RuleSet) -> Table | None:
         """The table if it is built (in memory or on disk); never starts a build."""
         key = key_of(rules)
-        with self.lock:
-            table = self.memory.get(key)
-            if table is not None:
-                self.memory.move_to_end(key)
-                return table
+        table = self.memory.get(key)
+        if table is not None:
+            return table
         return self._load(key, rules)
 
     def expected_score(self, rules: RuleSet) -> float | None:
@@ -189,11 +187,7 @@ class Tables:
             os.utime(path)  # used now: the folder keeps the tables used last
         except OSError:
             pass
-        with self.lock:
-            self.memory[key] = table
-            self.memory.move_to_end(key)
-            while len(self.memory) > self.capacity:
-                self.memory.popitem(last=False)
+        self.memory.put(key, table)
         self._prune()
         return table
 

@@ -11,10 +11,9 @@ used going first. Every other answer is compressed as it goes.
 
 from __future__ import annotations
 
-import threading
-from collections import OrderedDict
-
 from flask import Request, g
+
+from .lru import LRU
 
 
 def cache_key(request: Request) -> str:
@@ -22,28 +21,15 @@ def cache_key(request: Request) -> str:
     return g.get("compress_key", "")
 
 
-class Compressed:
-    """Flask-Compress's cache backend: keys are ``"<algorithm>;<cache_key>"``."""
+class Compressed(LRU[str, bytes]):
+    """Flask-Compress's cache backend: keys are ``"<algorithm>;<cache_key>"``, ``";"`` alone for answers not kept."""
 
     def __init__(self, size: int = 4096) -> None:
-        self.size = size
-        self.items: OrderedDict[str, bytes] = OrderedDict()
-        self.lock = threading.Lock()
+        super().__init__(size)
 
     def get(self, key: str) -> bytes | None:
-        if key.endswith(";"):  # not a kept text
-            return None
-        with self.lock:
-            value = self.items.get(key)
-            if value is not None:
-                self.items.move_to_end(key)
-            return value
+        return None if key.endswith(";") else super().get(key)
 
     def set(self, key: str, value: bytes) -> None:
-        if key.endswith(";"):
-            return
-        with self.lock:
-            self.items[key] = value
-            self.items.move_to_end(key)
-            while len(self.items) > self.size:
-                self.items.popitem(last=False)
+        if not key.endswith(";"):
+            self.put(key, value)

@@ -12,9 +12,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-import threading
 import weakref
-from collections import OrderedDict
 from typing import Any
 
 from flask import Blueprint, Response, current_app, g, jsonify, request, url_for
@@ -24,6 +22,7 @@ from .. import sheets
 from ..models import GameRow
 from ..rules import Game, RuleSet
 from ..schemas import FastLoader, GameCreateSchema, RollOffSchema, TurnPatchSchema, TurnSchema, VariantSchema
+from ..lru import LRU
 from .common import client_key, load, public_url, resolve_rules, tags_sent
 
 bp = Blueprint("games", __name__, url_prefix="/games")
@@ -106,7 +105,7 @@ def player_bonuses(rules: RuleSet, state: Game, seat: int) -> dict[str, int]:
     return out
 
 
-class Bodies:
+class Bodies(LRU[tuple, str]):
     """The rendered body of each game version this worker has sent or read: a version never changes.
 
     Keyed by the game's id, version and the time that version was made (a
@@ -115,25 +114,6 @@ class Bodies:
     send the text kept; a miss renders the game and keeps it. Bounded: the
     least recently used go first.
     """
-
-    def __init__(self, size: int) -> None:
-        self.size = size
-        self.texts: OrderedDict[tuple, str] = OrderedDict()
-        self.lock = threading.Lock()
-
-    def get(self, key: tuple) -> str | None:
-        with self.lock:
-            text = self.texts.get(key)
-            if text is not None:
-                self.texts.move_to_end(key)
-            return text
-
-    def put(self, key: tuple, text: str) -> None:
-        with self.lock:
-            self.texts[key] = text
-            self.texts.move_to_end(key)
-            while len(self.texts) > self.size:
-                self.texts.popitem(last=False)
 
 
 def bodies() -> Bodies:
