@@ -64,6 +64,19 @@ def percentile(values: list[float], q: float) -> float:
     return values[min(len(values) - 1, int(q * len(values)))] * 1000
 
 
+def run_clients(client, concurrency: int, latencies: list[float]) -> dict:
+    """Run ``client(i)`` in ``concurrency`` threads to the end; the rate and latencies they recorded."""
+    threads = [threading.Thread(target=client, args=(i,)) for i in range(concurrency)]
+    t0 = time.perf_counter()
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    elapsed = time.perf_counter() - t0
+    return {"turns": len(latencies), "per_s": len(latencies) / elapsed,
+            "p50": percentile(latencies, 0.5), "p99": percentile(latencies, 0.99)}
+
+
 def play_games(port: int, concurrency: int, seconds: float) -> dict:
     """Clients play whole games until time is up; return turn figures."""
     latencies: list[float] = []
@@ -101,15 +114,7 @@ def play_games(port: int, concurrency: int, seconds: float) -> dict:
         with lock:
             latencies.extend(mine)
 
-    threads = [threading.Thread(target=client, args=(i,)) for i in range(concurrency)]
-    t0 = time.perf_counter()
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    elapsed = time.perf_counter() - t0
-    return {"turns": len(latencies), "per_s": len(latencies) / elapsed, "busy": len(busy),
-            "p50": percentile(latencies, 0.5), "p99": percentile(latencies, 0.99)}
+    return {**run_clients(client, concurrency, latencies), "busy": len(busy)}
 
 
 def floor(port: int, concurrency: int, seconds: float) -> dict:
@@ -128,15 +133,7 @@ def floor(port: int, concurrency: int, seconds: float) -> dict:
         with lock:
             latencies.extend(mine)
 
-    threads = [threading.Thread(target=client) for _ in range(concurrency)]
-    t0 = time.perf_counter()
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    elapsed = time.perf_counter() - t0
-    return {"turns": len(latencies), "per_s": len(latencies) / elapsed,
-            "p50": percentile(latencies, 0.5), "p99": percentile(latencies, 0.99)}
+    return run_clients(lambda _: client(), concurrency, latencies)
 
 
 def seed_finished_games(url: str, count: int) -> list[str]:
