@@ -22,13 +22,14 @@ from __future__ import annotations
 
 import fcntl
 import os
+import select
 import sqlite3
 import threading
 import time
 from typing import Any
 
 from flask import Flask
-from sqlalchemy import event
+from sqlalchemy import event, exc
 
 from .extensions import db
 
@@ -45,6 +46,8 @@ def init_app(app: Flask) -> None:
     with app.app_context():
         engine = db.engine
     app.extensions["anotador.heads"] = Heads(engine.url, app.config)
+    if engine.dialect.name == "postgresql":
+        event.listen(engine, "checkout", _check_alive)
     if engine.dialect.name == "sqlite":
         busy_ms = int(app.config["DB_BUSY_TIMEOUT_MS"])
         database = engine.url.database
@@ -60,6 +63,25 @@ def init_app(app: Flask) -> None:
         event.listen(engine, "begin", begin)
         event.listen(engine, "commit", _release)
         event.listen(engine, "rollback", _release)
+
+
+def _check_alive(dbapi_connection, _record, _proxy) -> None:
+    """Refuse a pooled PostgreSQL connection the server has hung up on, without a round trip.
+
+    An idle connection in good health has nothing to read: the server sends
+    nothing unasked. A restart, a killed backend or a closed proxy leaves a
+    FATAL message or the end of the stream in the socket, which makes it
+    readable. Raising DisconnectionError makes the pool discard it and
+    connect afresh (SQLAlchemy's documented pessimistic check), so no
+    request fails for it, at the cost of a ``select()`` instead of the
+    ``SELECT 1`` that pool_pre_ping would send.
+    """
+    try:
+        dead = dbapi_connection.closed or bool(select.select([dbapi_connection.fileno()], [], [], 0)[0])
+    except Exception:  # no socket left at all (psycopg raises its own error)
+        dead = True
+    if dead:
+        raise exc.DisconnectionError("the server closed this pooled connection")
 
 
 def _sqlite_connect(dbapi_connection: sqlite3.Connection, busy_ms: int) -> None:
