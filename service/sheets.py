@@ -25,6 +25,7 @@ from sqlalchemy.exc import IntegrityError
 
 from .database import begin_write
 from .extensions import db
+from .lru import LRU
 from .models import CorrectionRow, EntryRow, GameRow, IdempotencyRow, PlayerRow, RollOffRow, TurnRow, utcnow
 from .rules import Choice, Game, InvalidTurnError, Play, RuleSet, RulesError, build_rules, clean_names, first_player
 from .rules.game import name_key
@@ -124,12 +125,48 @@ def rules_of(game: GameRow) -> RuleSet:
     return build_rules(game.rules)
 
 
+class States(LRU[tuple, Game]):
+    """The replayed state of each game version this worker has written or read: a version never changes.
+
+    Keyed by :func:`version_key`. A write finds the state of the version it
+    locked here instead of reading every entry of the game and replaying
+    them; a version this worker has not seen (another worker wrote it) is
+    replayed as before. Held states are never handed out, only copies.
+    """
+
+
+def states() -> States:
+    """This app's :class:`States` (one per worker process)."""
+    found = current_app.extensions.get("anotador.states")
+    if found is None:
+        found = current_app.extensions.setdefault("anotador.states", States(current_app.config["GAME_STATES"]))
+    return found
+
+
+def version_key(game: GameRow) -> tuple:
+    """What names this version of the game in the workers' caches: its id, version and when it was made.
+
+    A backup restored and played on could reach a version number again,
+    never at the same instant.
+    """
+    return game.id, game.version, iso(game.updated_at)
+
+
 def state_of(game: GameRow) -> Game:
+    """The engine's state of ``game`` as stored: this worker's copy of the version, or a replay."""
+    kept = states().get(version_key(game))
+    if kept is None:
+        kept = replayed(game)
+        states().put(version_key(game), kept)
+    return kept.copy()
+
+
+def replayed(game: GameRow) -> Game:
     """Rebuild the engine's state of ``game`` from its stored entries."""
     rules = rules_of(game)
     n = len(game.players)
     state = Game(rules, n, game.start)
-    # Plain rows, not ORM objects: a replay reads every entry of the game, on every write.
+    # Plain rows, not ORM objects: a replay reads every entry of the game.
     t = EntryRow.__table__
     entries = db.session.execute(select(t.c.player, t.c.box, t.c.points, t.c.scratch, t.c.bonus)
                                  .where(t.c.game_id == game.id))
@@ -298,7 +335,8 @@ def _remember(game: GameRow, state: Game, idem: Idempotency | None) -> None:
                                   body=body, etag=etag))
 
 
-def _commit() -> None:
+def _commit(game: GameRow, state: Game) -> None:
+    """Commit the write; keep its state as the new version's (the next write starts from it)."""
     try:
         db.session.commit()
     except IntegrityError:
@@ -306,6 +344,7 @@ def _commit() -> None:
         # (a concurrent writer): nothing of this request is kept.
         db.session.rollback()
         raise Conflict("Another change to this game landed first; reload and try again.") from None
+    states().put(version_key(game), state.copy())
 
 
 def _entries(game: GameRow, play: Play) -> list[EntryRow]:
@@ -345,7 +384,7 @@ def record_turn(game_id: str, token: str | None, if_match: Any, data: dict[str, 
     _write_play(game, state.turns, play)
     _apply_outcome(game, state)
     _remember(game, state, idem)
-    _commit()
+    _commit(game, state)
     return game, state
 
 
@@ -361,13 +400,13 @@ def undo_last(game_id: str, token: str | None, if_match: Any,
     db.session.execute(delete(EntryRow).where(EntryRow.turn_id == last.id))
     db.session.execute(delete(TurnRow).where(TurnRow.id == last.id))
     game.reason = None  # a finished game plays again from here
-    state = state_of(game)
+    state = replayed(game)  # what is left once the turn is gone, not the kept state with it
     state.turns = game.turns - 1
     state.instant_winner = None
     state.roll_offs = []
     _apply_outcome(game, state)
     _remember(game, state, idem)
-    _commit()
+    _commit(game, state)
     return game, state
 
 
@@ -455,7 +494,7 @@ def correct_turn(game_id: str, token: str | None, if_match: Any, number: int,
     _apply_outcome(game, state)
     db.session.expire(target, ["entries"])
     _remember(game, state, idem)
-    _commit()
+    _commit(game, state)
     return game, state
 
 
@@ -468,7 +507,7 @@ def roll_off(game_id: str, token: str | None, if_match: Any, player: int, dice: 
     db.session.add(RollOffRow(game_id=game.id, seq=len(state.roll_offs), player=player, dice=list(dice)))
     _apply_outcome(game, state)
     _remember(game, state, idem)
-    _commit()
+    _commit(game, state)
     return game, state
 
 

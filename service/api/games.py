@@ -124,14 +124,9 @@ def bodies() -> Bodies:
     return found
 
 
-def version_key(game: GameRow) -> tuple:
-    """What names this version of the game in :class:`Bodies`: its id, version and when it was made."""
-    return game.id, game.version, sheets.iso(game.updated_at)
-
-
 def rendered(game: GameRow, state: Game | None = None) -> str:
     """The game's body as JSON text, from :class:`Bodies` when this version was rendered already."""
-    key = version_key(game)
+    key = sheets.version_key(game)
     text = bodies().get(key)
     if text is None:
         text = current_app.json.dumps(game_body(game, state))
@@ -154,7 +149,7 @@ def kept_key(key: tuple) -> str:
 
 
 def game_response(game: GameRow, state: Game | None = None, status: int = 200) -> Response:
-    return json_response(rendered(game, state), version_key(game), status)
+    return json_response(rendered(game, state), sheets.version_key(game), status)
 
 
 def correction_json(row) -> dict[str, Any]:

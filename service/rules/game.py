@@ -245,6 +245,12 @@ class Game:
         if not self.bonuses:
             self.bonuses = [0] * self.players
 
+    def copy(self) -> "Game":
+        """An independent copy: playing on it leaves this state as it is."""
+        return Game(self.rules, self.players, self.start, [dict(s) for s in self.sheets],
+                    [set(s) for s in self.scratched], self.turns, self.instant_winner, list(self.roll_offs),
+                    list(self.bonuses))
+
     # -- whose turn -------------------------------------------------------
 
     @property
