@@ -114,8 +114,8 @@ OPS = sorted(operations())
 
 
 @pytest.fixture(scope="module")
-def table(tmp_path_factory):
-    """An app on a migrated SQLite file with one game of three recorded turns."""
+def table(tmp_path_factory, advice_tables):
+    """An app on a migrated SQLite file with one game of three recorded turns (and generala's advisor table)."""
     from .conftest import dispose, migrated_app
 
     app = migrated_app(f"sqlite:///{tmp_path_factory.mktemp('hostile')}/h.sqlite")
