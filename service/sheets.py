@@ -9,6 +9,7 @@ roll: the engine does.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import hmac
 import secrets
@@ -18,7 +19,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Sequence
 
 from flask import current_app
-from sqlalchemy import delete, func, insert, literal, select, union_all, update
+from sqlalchemy import bindparam, delete, func, insert, select, union_all, update
 from sqlalchemy.orm import joinedload
 from sqlalchemy.orm.attributes import set_committed_value
 from sqlalchemy.exc import IntegrityError
@@ -374,29 +375,49 @@ def _write_play(game: GameRow, number: int, play: Play, outcome: dict[str, Any])
     """Insert a played turn and its entries, and move the game on to ``outcome``.
 
     Plain Core statements: the ORM's unit of work costs more here. On
-    PostgreSQL the three writes go as one statement (the turn and the game's
-    update as data-modifying WITH queries), one round trip instead of three;
-    SQLite, in process, runs them one by one.
+    PostgreSQL the three writes go as one statement (:func:`_turn_statement`),
+    one round trip instead of three; SQLite, in process, runs them one by one.
     """
-    turns, entries, games = TurnRow.__table__, EntryRow.__table__, GameRow.__table__
     turn = {"game_id": game.id, "number": number, "player": play.player, "round": play.round,
             "dice": None if play.dice is None else list(play.dice), "served": play.served,
             "recorded_at": outcome["updated_at"]}
     boxes = [{"game_id": game.id, "player": play.player, "box": p.category, "points": p.points,
               "scratch": p.scratch, "dice": None if p.dice is None else list(p.dice), "bonus": p.bonus}
              for p in play.boxes]
-    move = update(games).where(games.c.id == game.id).values(**outcome)
-    if db.session.get_bind().dialect.name != "postgresql":
-        turn_id = db.session.execute(insert(turns).returning(turns.c.id), [turn]).scalar_one()
-        db.session.execute(insert(entries), [{**box, "turn_id": turn_id} for box in boxes])
-        db.session.execute(move)
+    if db.session.get_bind().dialect.name == "postgresql":
+        params = {f"turn_{k}": v for k, v in turn.items()} | {f"game_{k}": v for k, v in outcome.items()}
+        params["game"] = game.id
+        for i, box in enumerate(boxes):
+            params |= {f"box{i}_{k}": v for k, v in box.items()}
+        db.session.execute(_turn_statement(len(boxes)), params)
         return
-    written = insert(turns).values(**turn).returning(turns.c.id).cte("written")
-    columns = ["turn_id", *boxes[0]]
-    rows = [select(written.c.id, *(literal(value, entries.c[name].type) for name, value in box.items()))
-            for box in boxes]
-    db.session.execute(insert(entries).from_select(columns, union_all(*rows) if len(rows) > 1 else rows[0])
-                       .add_cte(move.cte("moved")))
+    turns, entries, games = TurnRow.__table__, EntryRow.__table__, GameRow.__table__
+    turn_id = db.session.execute(insert(turns).returning(turns.c.id), [turn]).scalar_one()
+    db.session.execute(insert(entries), [{**box, "turn_id": turn_id} for box in boxes])
+    db.session.execute(update(games).where(games.c.id == game.id).values(**outcome))
+
+
+#: What :func:`_write_play` writes, column by column.
+_TURN = ("game_id", "number", "player", "round", "dice", "served", "recorded_at")
+_ENTRY = ("game_id", "player", "box", "points", "scratch", "dice", "bonus")
+_OUTCOME = ("status", "winners", "reason", "turns", "version", "updated_at")
+
+
+@functools.cache
+def _turn_statement(boxes: int):
+    """PostgreSQL: a turn of ``boxes`` boxes, its entries and the game's update in one statement, built once.
+
+    The turn and the game's update are data-modifying WITH queries; the
+    entries take the new turn's id from the first. Bound parameters only, so
+    each request just fills them in.
+    """
+    turns, entries, games = TurnRow.__table__, EntryRow.__table__, GameRow.__table__
+    written = insert(turns).values({c: bindparam(f"turn_{c}") for c in _TURN}).returning(turns.c.id).cte("written")
+    moved = update(games).where(games.c.id == bindparam("game")).values(
+        {c: bindparam(f"game_{c}") for c in _OUTCOME}).cte("moved")
+    rows = [select(written.c.id, *(bindparam(f"box{i}_{c}", type_=entries.c[c].type) for c in _ENTRY))
+            for i in range(boxes)]
+    return insert(entries).from_select(["turn_id", *_ENTRY], union_all(*rows) if boxes > 1 else rows[0]).add_cte(moved)
 
 
 def record_turn(game_id: str, token: str | None, if_match: Any, data: dict[str, Any],
