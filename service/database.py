@@ -52,12 +52,13 @@ def init_app(app: Flask) -> None:
         busy_ms = int(app.config["DB_BUSY_TIMEOUT_MS"])
         database = engine.url.database
         lock_path = f"{database}.write-lock" if database and database != ":memory:" else None
+        writers = threading.Lock()  # this process's writers, one at a time
 
         def connect(dbapi_connection: sqlite3.Connection, _record) -> None:
             _sqlite_connect(dbapi_connection, busy_ms)
 
         def begin(conn) -> None:
-            _sqlite_begin(conn, lock_path, busy_ms / 1000)
+            _sqlite_begin(conn, lock_path, writers, busy_ms / 1000)
 
         event.listen(engine, "connect", connect)
         event.listen(engine, "begin", begin)
@@ -95,31 +96,44 @@ def _sqlite_connect(dbapi_connection: sqlite3.Connection, busy_ms: int) -> None:
     cur.close()
 
 
-def _sqlite_begin(conn, lock_path: str | None, timeout: float) -> None:
+def _sqlite_begin(conn, lock_path: str | None, writers: threading.Lock, timeout: float) -> None:
     if not conn.get_execution_options().get(WRITE):
         conn.exec_driver_sql("BEGIN")
         return
     if lock_path:
-        # One open file per transaction: flock excludes other processes and
-        # other threads of this one alike.
-        fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o600)
+        # This process's writers queue on a thread lock, which wakes the next
+        # one the moment it is free; only one of them at a time polls the
+        # file lock against the other processes. (Eight threads polling the
+        # file lock let an unlucky one miss its turn for tens of ms.)
+        deadline = time.monotonic() + timeout
+        if not writers.acquire(timeout=timeout):
+            raise DatabaseBusy(f"the write lock stayed taken for {timeout:g} s")
+        fd = None
         try:
-            _flock(fd, timeout)
+            # One open file per transaction: flock excludes other processes.
+            fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o600)
+            _flock(fd, deadline)
         except BaseException:
-            os.close(fd)
+            if fd is not None:
+                os.close(fd)
+            writers.release()
             raise
-        conn.info["anotador_lock_fd"] = fd
-    conn.exec_driver_sql("BEGIN IMMEDIATE")
+        conn.info["anotador_lock"] = fd, writers
+    try:
+        conn.exec_driver_sql("BEGIN IMMEDIATE")
+    except BaseException:  # no transaction began: let the locks go now (a rollback after finds nothing)
+        _release(conn)
+        raise
 
 
-def _flock(fd: int, timeout: float) -> None:
-    """Take the write lock, waiting at most ``timeout`` seconds.
+def _flock(fd: int, deadline: float) -> None:
+    """Take the write lock, waiting until ``deadline`` (time.monotonic()) at most.
 
     A blocking flock would wait for ever behind a stuck writer. Polling
     with short, growing sleeps (0.1 ms up to 2 ms) hands the lock over
     almost as fast, and gives up in time: DatabaseBusy, a 503.
     """
-    deadline = time.monotonic() + timeout
+    timeout = max(0.0, deadline - time.monotonic())
     pause = 0.0001
     while True:
         try:
@@ -133,9 +147,11 @@ def _flock(fd: int, timeout: float) -> None:
 
 
 def _release(conn) -> None:
-    fd = conn.info.pop("anotador_lock_fd", None)
-    if fd is not None:
+    held = conn.info.pop("anotador_lock", None)
+    if held is not None:
+        fd, writers = held
         os.close(fd)  # closing the file releases the flock
+        writers.release()
 
 
 class Heads:
