@@ -20,7 +20,6 @@ from typing import Any, Callable, Sequence
 
 from flask import current_app
 from sqlalchemy import bindparam, delete, func, insert, select, union_all, update
-from sqlalchemy.orm import joinedload
 from sqlalchemy.orm.attributes import set_committed_value
 from sqlalchemy.exc import IntegrityError
 
@@ -144,6 +143,22 @@ def states() -> States:
     return found
 
 
+class Names(LRU[str, tuple]):
+    """Each game's player names in seat order, by game id: a game's players never change once it is made."""
+
+
+def names_of(game: GameRow) -> tuple[str, ...]:
+    """The players' names in seat order; read from the database once per worker and game."""
+    kept = current_app.extensions.get("anotador.names")
+    if kept is None:
+        kept = current_app.extensions.setdefault("anotador.names", Names(current_app.config["GAME_STATES"]))
+    names = kept.get(game.id)
+    if names is None:
+        names = tuple(p.name for p in game.players)  # loads them: the write's lock leaves them out
+        kept.put(game.id, names)
+    return names
+
+
 def version_key(game: GameRow) -> tuple:
     """What names this version of the game in the workers' caches: its id, version and when it was made.
 
@@ -164,9 +179,7 @@ def state_of(game: GameRow) -> Game:
 
 def replayed(game: GameRow) -> Game:
     """Rebuild the engine's state of ``game`` from its stored entries."""
-    rules = rules_of(game)
-    n = len(game.players)
-    state = Game(rules, n, game.start)
+    state = Game(rules_of(game), len(names_of(game)), game.start)
     # Plain rows, not ORM objects: a replay reads every entry of the game.
     t = EntryRow.__table__
     entries = db.session.execute(select(t.c.player, t.c.box, t.c.points, t.c.scratch, t.c.bonus)
@@ -310,10 +323,9 @@ def _lock(game_id: str, token: str | None, if_match: Any, idem: Idempotency | No
     If-Match: the original changed the version a retry still names.
     """
     begin_write()
-    # The players come with the game: every write needs them, for the state and the answer.
-    stmt = select(GameRow).options(joinedload(GameRow.players)).where(GameRow.id == game_id).with_for_update(
-        of=GameRow)
-    game = db.session.scalars(stmt).unique().first() if _possible_id(game_id) else None
+    # The game row alone: its players' names come from names_of (they never change).
+    stmt = select(GameRow).where(GameRow.id == game_id).with_for_update()
+    game = db.session.scalars(stmt).first() if _possible_id(game_id) else None
     if game is None:
         raise GameNotFound(game_id)
     check_token(game, token)
@@ -511,7 +523,7 @@ def correct_turn(game_id: str, token: str | None, if_match: Any, number: int,
     history[number - 1] = new
     before = state_of(game)
     try:
-        state, plays = Game.replay(rules, len(game.players), game.start, history)
+        state, plays = Game.replay(rules, len(names_of(game)), game.start, history)
     except RulesError as exc:
         at = getattr(exc, "turn", number)
         if at == number:

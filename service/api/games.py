@@ -62,14 +62,14 @@ def game_body(game: GameRow, state: Game | None = None) -> dict[str, Any]:
         "served_matters": rules.served_matters,
         "players": [
             {
-                "name": p.name,
-                "sheet": {b.id: state.sheets[p.seat].get(b.id) for b in rules.boxes},
-                "scratched": [b.id for b in rules.boxes if b.id in state.scratched[p.seat]],
-                "subtotals": rules.subtotals(state.sheets[p.seat]),
-                "bonuses": player_bonuses(rules, state, p.seat),
-                "total": totals[p.seat],
+                "name": name,
+                "sheet": {b.id: state.sheets[seat].get(b.id) for b in rules.boxes},
+                "scratched": [b.id for b in rules.boxes if b.id in state.scratched[seat]],
+                "subtotals": rules.subtotals(state.sheets[seat]),
+                "bonuses": player_bonuses(rules, state, seat),
+                "total": totals[seat],
             }
-            for p in game.players
+            for seat, name in enumerate(sheets.names_of(game))
         ],
         "first_player": game.start,
         "turn": None if turn is None else {"player": turn[0], "round": turn[1]},
