@@ -61,7 +61,8 @@ class PlayerRow(db.Model):
     )
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
-    game_id: Mapped[str] = mapped_column(ForeignKey("games.id", ondelete="CASCADE"), index=True)
+    # Indexed by the unique constraint that begins with it.
+    game_id: Mapped[str] = mapped_column(ForeignKey("games.id", ondelete="CASCADE"))
     seat: Mapped[int] = mapped_column(Integer)
     name: Mapped[str] = mapped_column(String(160))
     #: The name folded for comparison ("Ana" and "ANA" are one player).
@@ -75,7 +76,8 @@ class TurnRow(db.Model):
     __table_args__ = (UniqueConstraint("game_id", "number"),)
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
-    game_id: Mapped[str] = mapped_column(ForeignKey("games.id", ondelete="CASCADE"), index=True)
+    # Indexed by the unique constraint that begins with it.
+    game_id: Mapped[str] = mapped_column(ForeignKey("games.id", ondelete="CASCADE"))
     number: Mapped[int] = mapped_column(Integer)
     player: Mapped[int] = mapped_column(Integer)
     round: Mapped[int] = mapped_column(Integer)
@@ -96,7 +98,8 @@ class EntryRow(db.Model):
     __table_args__ = (UniqueConstraint("game_id", "player", "box"),)
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
-    game_id: Mapped[str] = mapped_column(ForeignKey("games.id", ondelete="CASCADE"), index=True)
+    # Indexed by the unique constraint that begins with it.
+    game_id: Mapped[str] = mapped_column(ForeignKey("games.id", ondelete="CASCADE"))
     turn_id: Mapped[int] = mapped_column(ForeignKey("turns.id", ondelete="CASCADE"), index=True)
     player: Mapped[int] = mapped_column(Integer)
     box: Mapped[str] = mapped_column(String(32))
@@ -115,7 +118,8 @@ class RollOffRow(db.Model):
     __table_args__ = (UniqueConstraint("game_id", "seq"),)
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
-    game_id: Mapped[str] = mapped_column(ForeignKey("games.id", ondelete="CASCADE"), index=True)
+    # Indexed by the unique constraint that begins with it.
+    game_id: Mapped[str] = mapped_column(ForeignKey("games.id", ondelete="CASCADE"))
     seq: Mapped[int] = mapped_column(Integer)
     player: Mapped[int] = mapped_column(Integer)
     dice: Mapped[list] = mapped_column(JSON)
@@ -153,7 +157,8 @@ class IdempotencyRow(db.Model):
     __table_args__ = (UniqueConstraint("game_id", "key"),)
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
-    game_id: Mapped[str] = mapped_column(ForeignKey("games.id", ondelete="CASCADE"), index=True)
+    # Indexed by the unique constraint that begins with it.
+    game_id: Mapped[str] = mapped_column(ForeignKey("games.id", ondelete="CASCADE"))
     key: Mapped[str] = mapped_column(String(255))
     #: SHA-256 of the method, path and canonical JSON body.
     fingerprint: Mapped[str] = mapped_column(String(64))

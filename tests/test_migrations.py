@@ -1,0 +1,44 @@
+"""The migrations make exactly the schema the models describe, on SQLite and PostgreSQL, and go both ways."""
+
+from __future__ import annotations
+
+import sqlalchemy as sa
+from alembic.autogenerate import compare_metadata
+from alembic.migration import MigrationContext
+
+from service import create_app
+from service.extensions import db
+
+from .conftest import dispose
+
+
+def _differences(app) -> list:
+    with app.app_context(), db.engine.connect() as conn:
+        return compare_metadata(MigrationContext.configure(conn), db.metadata)
+
+
+def test_the_migrated_schema_is_the_models(db_url):
+    app = create_app({"TESTING": True, "SQLALCHEMY_DATABASE_URI": db_url})
+    try:
+        assert _differences(app) == []
+        with app.app_context():
+            indexed = {ix["name"] for t in ("turns", "entries") for ix in sa.inspect(db.engine).get_indexes(t)}
+        # a turn's rows are found by the unique (game_id, ...) indexes; an index on game_id alone only costs writes
+        assert "ix_turns_game_id" not in indexed and "ix_entries_game_id" not in indexed
+        assert "ix_entries_turn_id" in indexed  # undo deletes a turn's entries by it
+    finally:
+        dispose(app)
+
+
+def test_downgrade_one_step_and_back(tmp_path):
+    from flask_migrate import downgrade, upgrade
+
+    app = create_app({"TESTING": True, "SQLALCHEMY_DATABASE_URI": f"sqlite:///{tmp_path / 'a.sqlite'}"})
+    with app.app_context():
+        upgrade()
+        downgrade(revision="-1")
+        names = {ix["name"] for ix in sa.inspect(db.engine).get_indexes("entries")}
+        assert "ix_entries_game_id" in names
+        upgrade()
+    assert _differences(app) == []
+    dispose(app)
