@@ -34,3 +34,16 @@ class LRU(Generic[K, V]):
 
     def __len__(self) -> int:
         return len(self.items)
+
+    @classmethod
+    def of_app(cls, name: str, setting: str):
+        """The current app's cache of this kind, made on first use with ``config[setting]`` entries.
+
+        Kept in ``app.extensions[name]``: one per app, so one per worker process.
+        """
+        from flask import current_app
+
+        found = current_app.extensions.get(name)
+        if found is None:
+            found = current_app.extensions.setdefault(name, cls(current_app.config[setting]))
+        return found

@@ -1,9 +1,10 @@
 """Shared score sheets: create games, record turns, undo, correct, roll off.
 
 Each write runs in one transaction that first locks the game (SQLite:
-``BEGIN IMMEDIATE``; PostgreSQL: ``SELECT ... FOR UPDATE``), rebuilds the
-game's state from its stored entries, lets the rules engine check and apply
-the change, and writes the result with a new version. Nothing here scores a
+``BEGIN IMMEDIATE``; PostgreSQL: ``SELECT ... FOR UPDATE``), takes the
+game's state (kept by this worker for the version it found, or rebuilt from
+the stored entries), lets the rules engine check and apply the change, and
+writes the result with a new version. Nothing here scores a
 roll: the engine does.
 """
 
@@ -137,10 +138,7 @@ class States(LRU[tuple, Game]):
 
 def states() -> States:
     """This app's :class:`States` (one per worker process)."""
-    found = current_app.extensions.get("anotador.states")
-    if found is None:
-        found = current_app.extensions.setdefault("anotador.states", States(current_app.config["GAME_STATES"]))
-    return found
+    return States.of_app("anotador.states", "GAME_STATES")
 
 
 class Names(LRU[str, tuple]):
@@ -149,9 +147,7 @@ class Names(LRU[str, tuple]):
 
 def names_of(game: GameRow) -> tuple[str, ...]:
     """The players' names in seat order; read from the database once per worker and game."""
-    kept = current_app.extensions.get("anotador.names")
-    if kept is None:
-        kept = current_app.extensions.setdefault("anotador.names", Names(current_app.config["GAME_STATES"]))
+    kept = Names.of_app("anotador.names", "GAME_STATES")
     names = kept.get(game.id)
     if names is None:
         names = tuple(p.name for p in game.players)  # loads them: the write's lock leaves them out

@@ -118,10 +118,7 @@ class Bodies(LRU[tuple, str]):
 
 def bodies() -> Bodies:
     """This app's :class:`Bodies` (one per worker process)."""
-    found = current_app.extensions.get("anotador.bodies")
-    if found is None:
-        found = current_app.extensions.setdefault("anotador.bodies", Bodies(current_app.config["GAME_BODIES"]))
-    return found
+    return Bodies.of_app("anotador.bodies", "GAME_BODIES")
 
 
 def rendered(game: GameRow, state: Game | None = None) -> str:
