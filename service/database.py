@@ -8,8 +8,9 @@ both read a game and then deadlock upgrading; writes therefore begin with
 
 Writers in different worker processes that meet at SQLite's lock wait in
 its busy handler, which sleeps in steps of up to 100 ms: the slowest turns
-then take hundreds of ms. So a writer first takes an exclusive ``flock`` on
-a file beside the database, polling every few hundred microseconds, and
+then take hundreds of ms. So a writer first waits for the other writers of
+its own process (a thread lock), then takes an exclusive ``flock`` on a
+file beside the database, polling every few hundred microseconds, and
 BEGIN IMMEDIATE then finds the database free. Both waits are bounded
 (``DB_BUSY_TIMEOUT_MS``): past it the request is a 503, and the worker is
 free again.
