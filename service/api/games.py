@@ -170,10 +170,6 @@ def turn_body(turn, corrections=()) -> dict[str, Any]:
 
 # -- conditional requests and idempotency ---------------------------------------
 
-#: The versions an If-Match (strong) or If-None-Match (weak) header names; "*" for any.
-versions = tags_sent
-
-
 #: An Idempotency-Key: visible ASCII but quotes and backslashes (the
 #: draft's string), at most 255 characters (a UUID fits).
 _KEY = re.compile(r"[\x21\x23-\x5b\x5d-\x7e]{1,255}")
@@ -208,7 +204,7 @@ def write(status: int, change) -> Response:
     """Run a write (``change(if_match, idem)``); answer with the game, or replay a key's answer."""
     idem = idempotency(status)
     try:
-        game, state = change(versions(request.if_match, weak=False), idem)
+        game, state = change(tags_sent(request.if_match, weak=False), idem)
     except sheets.Replay as replay:
         response = current_app.response_class(replay.body, status=replay.status, mimetype="application/json")
         response.headers["ETag"] = replay.etag
@@ -249,7 +245,7 @@ def create_game():
 def get_game(game_id: str):
     """The shared sheet; 304 while the ETag sent is still current."""
     version, made = sheets.head_of(game_id)
-    seen = versions(request.if_none_match, weak=True)
+    seen = tags_sent(request.if_none_match, weak=True)
     if seen and (str(version) in seen or "*" in seen):
         response = Response(status=304)
         response.headers["ETag"] = etag(version)
