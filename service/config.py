@@ -33,7 +33,7 @@ class Defaults:
     MAX_CORRECTIONS = 300
     #: Game bodies each worker keeps rendered, the last read (a six-player game's is ~6 KB).
     GAME_BODIES = 2048
-    #: Game states each worker keeps, the last written or read (a six-player game's is ~4 KB).
+    #: Game states each worker keeps, the last written or read (a finished six-player game's is ~8 KB).
     GAME_STATES = 2048
     #: Games one client address may create per minute (0: no limit). On by
     #: default: with no proxy in front (a LAN) nothing else limits it.

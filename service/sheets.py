@@ -166,10 +166,11 @@ def version_key(game: GameRow) -> tuple:
 
 def state_of(game: GameRow) -> Game:
     """The engine's state of ``game`` as stored: this worker's copy of the version, or a replay."""
-    kept = states().get(version_key(game))
+    key = version_key(game)
+    kept = states().get(key)
     if kept is None:
         kept = replayed(game)
-        states().put(version_key(game), kept)
+        states().put(key, kept)
     return kept.copy()
 
 
@@ -195,10 +196,15 @@ def replayed(game: GameRow) -> Game:
 
 def _apply_outcome(game: GameRow, state: Game) -> None:
     """Write where the game stands now (one UPDATE), and show it on the loaded row without a flush."""
-    games = GameRow.__table__
     values = _outcome(game, state)
-    db.session.execute(update(games).where(games.c.id == game.id).values(**values))
+    _move(game, values)
     _show(game, values)
+
+
+def _move(game: GameRow, values: dict[str, Any]) -> None:
+    """The one UPDATE of the game row that every write makes."""
+    games = GameRow.__table__
+    db.session.execute(update(games).where(games.c.id == game.id).values(**values))
 
 
 def _outcome(game: GameRow, state: Game) -> dict[str, Any]:
@@ -397,35 +403,31 @@ def _write_play(game: GameRow, number: int, play: Play, outcome: dict[str, Any])
         params["game"] = game.id
         for i, box in enumerate(boxes):
             params |= {f"box{i}_{k}": v for k, v in box.items()}
-        db.session.execute(_turn_statement(len(boxes)), params)
+        db.session.execute(_turn_statement(tuple(turn), tuple(boxes[0]), len(boxes), tuple(outcome)), params)
         return
-    turns, entries, games = TurnRow.__table__, EntryRow.__table__, GameRow.__table__
+    turns, entries = TurnRow.__table__, EntryRow.__table__
     turn_id = db.session.execute(insert(turns).returning(turns.c.id), [turn]).scalar_one()
     db.session.execute(insert(entries), [{**box, "turn_id": turn_id} for box in boxes])
-    db.session.execute(update(games).where(games.c.id == game.id).values(**outcome))
-
-
-#: What :func:`_write_play` writes, column by column.
-_TURN = ("game_id", "number", "player", "round", "dice", "served", "recorded_at")
-_ENTRY = ("game_id", "player", "box", "points", "scratch", "dice", "bonus")
-_OUTCOME = ("status", "winners", "reason", "turns", "version", "updated_at")
+    _move(game, outcome)
 
 
 @functools.cache
-def _turn_statement(boxes: int):
-    """PostgreSQL: a turn of ``boxes`` boxes, its entries and the game's update in one statement, built once.
+def _turn_statement(turn: tuple[str, ...], entry: tuple[str, ...], boxes: int, outcome: tuple[str, ...]):
+    """PostgreSQL: a turn, its ``boxes`` entries and the game's update in one statement, built once per shape.
 
-    The turn and the game's update are data-modifying WITH queries; the
-    entries take the new turn's id from the first. Bound parameters only, so
-    each request just fills them in.
+    ``turn``, ``entry`` and ``outcome`` name the columns :func:`_write_play`
+    fills, so the statement always writes what the SQLite path writes. The
+    turn and the game's update are data-modifying WITH queries; the entries
+    take the new turn's id from the first. Bound parameters only, so each
+    request just fills them in.
     """
     turns, entries, games = TurnRow.__table__, EntryRow.__table__, GameRow.__table__
-    written = insert(turns).values({c: bindparam(f"turn_{c}") for c in _TURN}).returning(turns.c.id).cte("written")
+    written = insert(turns).values({c: bindparam(f"turn_{c}") for c in turn}).returning(turns.c.id).cte("written")
     moved = update(games).where(games.c.id == bindparam("game")).values(
-        {c: bindparam(f"game_{c}") for c in _OUTCOME}).cte("moved")
-    rows = [select(written.c.id, *(bindparam(f"box{i}_{c}", type_=entries.c[c].type) for c in _ENTRY))
+        {c: bindparam(f"game_{c}") for c in outcome}).cte("moved")
+    rows = [select(written.c.id, *(bindparam(f"box{i}_{c}", type_=entries.c[c].type) for c in entry))
             for i in range(boxes)]
-    return insert(entries).from_select(["turn_id", *_ENTRY], union_all(*rows) if boxes > 1 else rows[0]).add_cte(moved)
+    return insert(entries).from_select(["turn_id", *entry], union_all(*rows) if boxes > 1 else rows[0]).add_cte(moved)
 
 
 def record_turn(game_id: str, token: str | None, if_match: Any, data: dict[str, Any],
