@@ -160,42 +160,31 @@ class Heads:
 
     Every phone asks for its game once a second, and almost always hears
     "nothing changed": ``SELECT version, updated_at FROM games WHERE id = ?``
-    answers that. It runs on a plain driver connection (sqlite3, read-only;
-    psycopg in autocommit with the statement prepared: one round trip), kept
-    in a small free list between requests. A connection that fails is thrown
-    away and the request is a 503 (:class:`DatabaseBusy`); the next opens a
-    fresh one, so a restarted database heals at once.
+    answers that. It runs on a plain driver connection (:class:`_SqliteHead`,
+    :class:`_PostgresHead`), kept in a small free list between requests. A
+    connection that fails is thrown away and the request is a 503
+    (:class:`DatabaseBusy`); the next opens a fresh one, so a restarted
+    database heals at once.
     """
 
     KEEP = 16
-    SQL = "SELECT version, updated_at FROM games WHERE id = {}"
 
     def __init__(self, url, config) -> None:
         self.free: list = []
         self.lock = threading.Lock()
-        self.sqlite = url.get_backend_name() == "sqlite"
-        if self.sqlite:
-            self.target = url.database or ":memory:"
-            self.timeout = int(config["DB_BUSY_TIMEOUT_MS"]) / 1000
-            self.sql = self.SQL.format("?")
+        if url.get_backend_name() == "sqlite":
+            database = url.database or ":memory:"
+            timeout = int(config["DB_BUSY_TIMEOUT_MS"]) / 1000
+            self._connect = lambda: _SqliteHead(database, timeout)
+            # An in-memory SQLite database is private to its connection: only the engine sees it.
+            self.enabled = database != ":memory:"
         else:
-            self.target = url.set(drivername="postgresql").render_as_string(hide_password=False)
-            self.options = (f"-c statement_timeout={int(config['DB_STATEMENT_TIMEOUT_MS'])} "
-                            f"-c lock_timeout={int(config['DB_LOCK_TIMEOUT_MS'])}")
-            self.timeout = int(config["DB_CONNECT_TIMEOUT"])
-            self.sql = self.SQL.format("%s")
-        # An in-memory SQLite database is private to its connection: only the engine sees it.
-        self.enabled = self.target != ":memory:"
-
-    def _connect(self):
-        if self.sqlite:
-            conn = sqlite3.connect(self.target, timeout=self.timeout, isolation_level=None, check_same_thread=False)
-            conn.execute("PRAGMA query_only=1")
-            return conn
-        import psycopg
-
-        return psycopg.connect(self.target, autocommit=True, connect_timeout=self.timeout, options=self.options,
-                               prepare_threshold=0)
+            target = url.set(drivername="postgresql").render_as_string(hide_password=False)
+            options = (f"-c statement_timeout={int(config['DB_STATEMENT_TIMEOUT_MS'])} "
+                       f"-c lock_timeout={int(config['DB_LOCK_TIMEOUT_MS'])}")
+            timeout = int(config["DB_CONNECT_TIMEOUT"])
+            self._connect = lambda: _PostgresHead(target, timeout, options)
+            self.enabled = True
 
     def get(self, game_id: str) -> tuple[int, Any] | None:
         """The game's version and the time it was made, or None when there is no such game."""
@@ -203,39 +192,103 @@ class Heads:
             conn = self.free.pop() if self.free else None
         if conn is not None:
             try:
-                row = conn.execute(self.sql, (game_id,)).fetchone()
+                row = conn.head(game_id)
             except Exception:  # killed while kept (a database restart): try once on a new connection
-                self._close(conn)
+                conn.close()
                 conn = None
         if conn is None:
             try:
                 conn = self._connect()
-                row = conn.execute(self.sql, (game_id,)).fetchone()
+                row = conn.head(game_id)
             except Exception as exc:  # the driver's own errors: a database that is down or stuck
                 if conn is not None:
-                    self._close(conn)
+                    conn.close()
                 raise DatabaseBusy(f"reading a game's version: {type(exc).__name__}: {exc}") from None
         with self.lock:
             if len(self.free) < self.KEEP:
                 self.free.append(conn)
                 conn = None
         if conn is not None:
-            self._close(conn)
-        return row
-
-    @staticmethod
-    def _close(conn) -> None:
-        try:
             conn.close()
-        except Exception:
-            pass
+        return row
 
     def close(self) -> None:
         """Close every kept connection (tests; an app going away)."""
         with self.lock:
             free, self.free = self.free, []
         for conn in free:
-            self._close(conn)
+            conn.close()
+
+
+class _SqliteHead:
+    """A read-only sqlite3 connection answering :meth:`head`."""
+
+    SQL = "SELECT version, updated_at FROM games WHERE id = ?"
+
+    def __init__(self, database: str, timeout: float) -> None:
+        self.conn = sqlite3.connect(database, timeout=timeout, isolation_level=None, check_same_thread=False)
+        try:
+            self.conn.execute("PRAGMA query_only=1")
+        except BaseException:
+            self.close()
+            raise
+
+    def head(self, game_id: str) -> tuple | None:
+        return self.conn.execute(self.SQL, (game_id,)).fetchone()
+
+    def close(self) -> None:
+        _close_quietly(self.conn)
+
+
+class _PostgresHead:
+    """A psycopg connection in autocommit answering :meth:`head` with a prepared statement.
+
+    The statement runs through libpq itself (``pgconn.exec_prepared``, which
+    waits without the GIL) and psycopg's loaders turn its binary row into
+    Python values. psycopg's own ``execute`` gives the same answer for about
+    twice the client CPU (110-145 us against 45-50 us here), a fifth of what
+    a whole poll costs.
+    """
+
+    SQL = b"SELECT version, updated_at FROM games WHERE id = $1"
+    NAME = b"anotador_head"
+
+    def __init__(self, target: str, timeout: int, options: str) -> None:
+        import psycopg
+        from psycopg.adapt import Transformer
+        from psycopg.errors import error_from_result
+
+        self.conn = psycopg.connect(target, autocommit=True, connect_timeout=timeout, options=options)
+        self.pgconn, self.error_from_result = self.conn.pgconn, error_from_result
+        self.command_ok, self.tuples_ok = psycopg.pq.ExecStatus.COMMAND_OK, psycopg.pq.ExecStatus.TUPLES_OK
+        try:
+            self._check(self.pgconn.prepare(self.NAME, self.SQL), self.command_ok)
+        except BaseException:
+            self.close()
+            raise
+        self.rows = Transformer(self.conn)
+
+    def head(self, game_id: str) -> tuple | None:
+        result = self.pgconn.exec_prepared(self.NAME, [game_id.encode()], result_format=1)
+        self._check(result, self.tuples_ok)
+        if not result.ntuples:
+            return None
+        self.rows.set_pgresult(result)
+        return self.rows.load_row(0, tuple)
+
+    def _check(self, result, status) -> None:
+        if result.status != status:  # the server's own error, as psycopg would raise it
+            raise self.error_from_result(result)
+
+    def close(self) -> None:
+        _close_quietly(self.conn)
+
+
+def _close_quietly(conn) -> None:
+    try:
+        conn.close()
+    except Exception:
+        pass
 
 
 def begin_write() -> None:

@@ -10,7 +10,9 @@ import pytest
 
 from service import create_app
 
-from .conftest import Table, dispose
+from service.sheets import iso_stored
+
+from .conftest import Table, dispose, run_sql
 
 
 @pytest.fixture
@@ -301,3 +303,34 @@ def test_the_poll_before_flask_keeps_the_host_check_and_the_503(tmp_path):
     (tmp_path / "p.sqlite").mkdir()  # not a database any more
     down = client.get(table.url(), headers={"Host": "anotador.example", "If-None-Match": tag})
     assert down.status_code == 503 and down.headers["Retry-After"] and down.mimetype == "application/problem+json"
+
+
+def test_the_polls_own_lookup_reads_what_the_app_stored_and_outlives_a_dead_connection(db_app, db_url):
+    """Heads (the poll's plain driver query) against the ORM's row, and after its kept connection dies."""
+    from service.models import GameRow
+    from service.extensions import db
+
+    client = db_app.test_client()
+    names = ["Guillermina Fernández de la Serna Ortiz", "李小龍", "Ñandú", "Ana", "Beto", "Ceci"]
+    table = Table(client, client.post("/api/v1/games", json={"variant": "generala", "players": names}).get_json())
+    play(table, 7)
+    heads = db_app.extensions["anotador.heads"]
+    with db_app.app_context():
+        row = db.session.get(GameRow, table.id)
+        stored = (row.version, row.updated_at)
+    version, made = heads.get(table.id)
+    assert version == stored[0] == 8
+    assert iso_stored(made) == iso_stored(stored[1])
+    assert heads.get("no-such-game") is None
+    kept = heads.free[-1]
+    # the server (or the file) goes away under the kept connection: the next poll opens another
+    if db_url.startswith("sqlite"):
+        kept.conn.close()
+    else:
+        run_sql(db_url, f"SELECT pg_terminate_backend({kept.pgconn.backend_pid})")
+    assert heads.get(table.id)[0] == 8
+    assert kept not in heads.free
+    table.undo()
+    assert heads.get(table.id)[0] == 9
+    assert read(client, table.id, **{"If-None-Match": '"9"'}).status_code == 304
+    assert read(client, table.id, **{"If-None-Match": '"8"'}).status_code == 200
