@@ -203,8 +203,19 @@ def _apply_outcome(game: GameRow, state: Game) -> None:
 
 def _move(game: GameRow, values: dict[str, Any]) -> None:
     """The one UPDATE of the game row that every write makes."""
+    db.session.execute(_move_statement(tuple(values)), {"game": game.id} | {f"game_{k}": v for k, v in values.items()})
+
+
+@functools.cache
+def _move_statement(columns: tuple[str, ...]):
+    """The game row's UPDATE of ``columns``, built once with bound parameters.
+
+    Statements are built once throughout this module: on SQLite, building
+    this UPDATE cost twice what running it did (450 us against 140 us), all
+    of it inside the write lock.
+    """
     games = GameRow.__table__
-    db.session.execute(update(games).where(games.c.id == game.id).values(**values))
+    return update(games).where(games.c.id == bindparam("game")).values({c: bindparam(f"game_{c}") for c in columns})
 
 
 def _outcome(game: GameRow, state: Game) -> dict[str, Any]:
@@ -317,6 +328,10 @@ def _check_rate(creator: str) -> None:
                            wait)
 
 
+#: The game row alone, locked (its players' names come from names_of: they never change).
+_LOCK = select(GameRow).where(GameRow.id == bindparam("game")).with_for_update()
+
+
 def _lock(game_id: str, token: str | None, if_match: Any, idem: Idempotency | None = None) -> GameRow:
     """Begin a write: lock the game, check the token, replay a known key, check If-Match.
 
@@ -325,9 +340,7 @@ def _lock(game_id: str, token: str | None, if_match: Any, idem: Idempotency | No
     If-Match: the original changed the version a retry still names.
     """
     begin_write()
-    # The game row alone: its players' names come from names_of (they never change).
-    stmt = select(GameRow).where(GameRow.id == game_id).with_for_update()
-    game = db.session.scalars(stmt).first() if _possible_id(game_id) else None
+    game = db.session.scalars(_LOCK, {"game": game_id}).first() if _possible_id(game_id) else None
     if game is None:
         raise GameNotFound(game_id)
     check_token(game, token)
@@ -405,10 +418,13 @@ def _write_play(game: GameRow, number: int, play: Play, outcome: dict[str, Any])
             params |= {f"box{i}_{k}": v for k, v in box.items()}
         db.session.execute(_turn_statement(tuple(turn), tuple(boxes[0]), len(boxes), tuple(outcome)), params)
         return
-    turns, entries = TurnRow.__table__, EntryRow.__table__
-    turn_id = db.session.execute(insert(turns).returning(turns.c.id), [turn]).scalar_one()
-    db.session.execute(insert(entries), [{**box, "turn_id": turn_id} for box in boxes])
+    turn_id = db.session.execute(_INSERT_TURN, turn).scalar_one()
+    db.session.execute(_INSERT_ENTRY, [{**box, "turn_id": turn_id} for box in boxes])
     _move(game, outcome)
+
+
+_INSERT_TURN = insert(TurnRow.__table__).returning(TurnRow.__table__.c.id)
+_INSERT_ENTRY = insert(EntryRow.__table__)
 
 
 @functools.cache
