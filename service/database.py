@@ -11,9 +11,11 @@ its busy handler, which sleeps in steps of up to 100 ms: the slowest turns
 then take hundreds of ms. So a writer first waits for the other writers of
 its own process (a thread lock), then takes an exclusive ``flock`` on a
 file beside the database, polling every few hundred microseconds, and
-BEGIN IMMEDIATE then finds the database free. Both waits are bounded
-(``DB_BUSY_TIMEOUT_MS``): past it the request is a 503, and the worker is
-free again.
+BEGIN IMMEDIATE then finds the database free. Both locks are let go once
+the driver's COMMIT or ROLLBACK has returned (:class:`_SqliteConnection`),
+and every write takes them (:func:`begin_write`), creating a game included.
+Both waits are bounded (``DB_BUSY_TIMEOUT_MS``): past it the request is a
+503, and the worker is free again.
 
 PostgreSQL locks the game row instead (``SELECT ... FOR UPDATE`` in
 :mod:`service.sheets`).
@@ -61,10 +63,9 @@ def init_app(app: Flask) -> None:
         def begin(conn) -> None:
             _sqlite_begin(conn, lock_path, writers, busy_ms / 1000)
 
+        event.listen(engine, "do_connect", _sqlite_factory)
         event.listen(engine, "connect", connect)
         event.listen(engine, "begin", begin)
-        event.listen(engine, "commit", _release)
-        event.listen(engine, "rollback", _release)
 
 
 def _check_alive(dbapi_connection, _record, _proxy) -> None:
@@ -84,6 +85,41 @@ def _check_alive(dbapi_connection, _record, _proxy) -> None:
         dead = True
     if dead:
         raise exc.DisconnectionError("the server closed this pooled connection")
+
+
+class _SqliteConnection(sqlite3.Connection):
+    """sqlite3's connection, letting a writer's locks go once its COMMIT or ROLLBACK has returned.
+
+    Not in SQLAlchemy's commit and rollback events: they fire before the
+    driver's call, and a lock let go there handed the next writer a database
+    whose COMMIT (its fsync) was still running. That writer's BEGIN IMMEDIATE
+    then waited in SQLite's busy handler, which sleeps 1, 2, 5, ... 100 ms.
+    """
+
+    #: (lock file descriptor, this process's writers' lock) while this connection writes.
+    held = None
+
+    def commit(self) -> None:
+        try:
+            super().commit()
+        finally:
+            _release(self)
+
+    def rollback(self) -> None:
+        try:
+            super().rollback()
+        finally:
+            _release(self)
+
+    def close(self) -> None:
+        try:
+            super().close()
+        finally:
+            _release(self)
+
+
+def _sqlite_factory(_dialect, _record, _cargs, cparams: dict) -> None:
+    cparams["factory"] = _SqliteConnection
 
 
 def _sqlite_connect(dbapi_connection: sqlite3.Connection, busy_ms: int) -> None:
@@ -119,11 +155,11 @@ def _sqlite_begin(conn, lock_path: str | None, writers: threading.Lock, timeout:
                 os.close(fd)
             writers.release()
             raise
-        conn.info["anotador_lock"] = fd, writers
+        conn.connection.dbapi_connection.held = fd, writers
     try:
         conn.exec_driver_sql("BEGIN IMMEDIATE")
     except BaseException:  # no transaction began: let the locks go now (a rollback after finds nothing)
-        _release(conn)
+        _release(conn.connection.dbapi_connection)
         raise
 
 
@@ -147,8 +183,8 @@ def _flock(fd: int, deadline: float) -> None:
             pause = min(pause * 2, 0.002)
 
 
-def _release(conn) -> None:
-    held = conn.info.pop("anotador_lock", None)
+def _release(dbapi_connection: _SqliteConnection) -> None:
+    held, dbapi_connection.held = dbapi_connection.held, None
     if held is not None:
         fd, writers = held
         os.close(fd)  # closing the file releases the flock

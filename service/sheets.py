@@ -298,6 +298,11 @@ def create(rules: RuleSet, names: Any, first_rolls: Any, creator: str | None = N
     """
     players = clean_names(names, rules.variant.min_players)
     start = first_player(rules, first_rolls, len(players))
+    # A writer like any other: on SQLite, an INSERT in a transaction begun as
+    # a reader waited for the write lock in SQLite's own busy handler (sleeps
+    # of up to 100 ms) instead of in line, and the rate check and the insert
+    # are one step.
+    begin_write()
     if creator is not None:
         _check_rate(creator)
     token = new_token()

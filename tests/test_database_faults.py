@@ -177,6 +177,49 @@ def test_sqlite_a_stuck_writer_in_another_worker_is_503_not_a_hang(sqlite_app):
     game.turn(0, "ones", scratch=True)
 
 
+def test_sqlite_every_write_holds_the_write_lock_until_its_commit_has_returned(sqlite_app):
+    """The lock goes after COMMIT (and its fsync), never before: the next writer would meet SQLite's busy sleeps.
+
+    Every statement a write runs is traced; at each one the test tries the
+    write lock from another file description. Creating a game, a turn, a
+    correction and an undo all write.
+    """
+    from sqlalchemy import event
+
+    from service.extensions import db
+
+    app, client, path = sqlite_app
+    seen: list[tuple[str, str]] = []
+
+    def probe(statement: str) -> None:
+        kind = statement.strip().split()[0].upper()
+        if kind not in ("COMMIT", "INSERT", "UPDATE", "DELETE"):
+            return
+        fd = os.open(f"{path}.write-lock", os.O_RDWR | os.O_CREAT, 0o600)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            seen.append((kind, "free"))
+        except BlockingIOError:
+            seen.append((kind, "held"))
+        finally:
+            os.close(fd)  # closing lets go of a lock this probe took
+
+    with app.app_context():
+        event.listen(db.engine, "connect", lambda dbapi, _: dbapi.set_trace_callback(probe))
+        db.engine.dispose()  # every connection from now on is traced
+    names = ["Guillermina Fernández de la Serna Ortiz", "李小龍"]
+    game = Table(client, client.post("/api/v1/games", json={"variant": "generala", "players": names}).get_json())
+    game.turn(game.body["first_player"], "ones", [1, 1, 2, 3, 4])
+    game.correct(1, dice=[1, 1, 1, 3, 4])
+    game.undo()
+    assert ("COMMIT", "held") in seen and ("INSERT", "held") in seen
+    assert [s for s in seen if s[1] != "held"] == []
+    seen.clear()
+    game.turn(game.body["first_player"], "ones", [1, 1, 2, 3, 4])
+    game.turn(1 - game.body["first_player"], "ones", [2, 2, 2, 3, 4])
+    assert ("COMMIT", "held") in seen and [s for s in seen if s[1] != "held"] == []
+
+
 def test_readyz_says_when_the_schema_is_behind(tmp_path):
     app = create_app({"TESTING": True, "SQLALCHEMY_DATABASE_URI": f"sqlite:///{tmp_path / 'new.sqlite'}"})
     r = app.test_client().get("/readyz")
