@@ -177,11 +177,7 @@ def state_of(game: GameRow) -> Game:
 def replayed(game: GameRow) -> Game:
     """Rebuild the engine's state of ``game`` from its stored entries."""
     state = Game(rules_of(game), len(names_of(game)), game.start)
-    # Plain rows, not ORM objects: a replay reads every entry of the game.
-    t = EntryRow.__table__
-    entries = db.session.execute(select(t.c.player, t.c.box, t.c.points, t.c.scratch, t.c.bonus)
-                                 .where(t.c.game_id == game.id))
-    for player, box, points, scratch, bonus in entries:
+    for player, box, points, scratch, bonus in db.session.execute(_ENTRIES, {"game": game.id}):
         state.sheets[player][box] = points
         state.bonuses[player] += bonus or 0
         if scratch or points == 0:  # a number box scored 0 is a scratch (RULES.md)
@@ -192,6 +188,11 @@ def replayed(game: GameRow) -> Game:
     if state.turns >= state.total_turns:  # roll-offs only follow a full game
         state.roll_offs = [(r.player, tuple(r.dice)) for r in roll_offs_of(game)]
     return state
+
+
+#: What a replay reads: plain rows, not ORM objects, of every entry of the game.
+_ENTRIES = select(*(EntryRow.__table__.c[c] for c in ("player", "box", "points", "scratch", "bonus"))).where(
+    EntryRow.__table__.c.game_id == bindparam("game"))
 
 
 def _apply_outcome(game: GameRow, state: Game) -> None:
