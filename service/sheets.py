@@ -373,22 +373,50 @@ def _remember(game: GameRow, state: Game, idem: Idempotency | None) -> None:
     if idem is None:
         return
     status, body, etag = idem.stored = idem.render(game, state)
-    db.session.execute(delete(IdempotencyRow).where(
-        IdempotencyRow.game_id == game.id, IdempotencyRow.created_at < utcnow() - IDEMPOTENCY_TTL))
-    db.session.add(IdempotencyRow(game_id=game.id, key=idem.key, fingerprint=idem.fingerprint, status=status,
-                                  body=body, etag=etag))
+    now = utcnow()
+    params = {"game": game.id, "key": idem.key, "fingerprint": idem.fingerprint, "status": status, "body": body,
+              "etag": etag, "created_at": now, "expired": now - IDEMPOTENCY_TTL}
+    if db.session.get_bind().dialect.name == "postgresql":
+        db.session.execute(_REMEMBER_AND_FORGET, params)  # one round trip
+        return
+    db.session.execute(_FORGET, params)
+    db.session.execute(_REMEMBER, params)
+
+
+_KEYS = IdempotencyRow.__table__
+#: The keys of a game past their day.
+_FORGET = delete(_KEYS).where(_KEYS.c.game_id == bindparam("game"), _KEYS.c.created_at < bindparam("expired"))
+#: A write's answer under its key.
+_REMEMBER = insert(_KEYS).values(
+    {"game_id": bindparam("game"), **{c: bindparam(c) for c in ("key", "fingerprint", "status", "body", "etag",
+                                                                 "created_at")}})
+#: PostgreSQL: both in one statement (the DELETE as a data-modifying WITH query).
+_REMEMBER_AND_FORGET = _REMEMBER.add_cte(_FORGET.cte("forgotten"))
 
 
 def _commit(game: GameRow, state: Game) -> None:
     """Commit the write; keep its state as the new version's (the next write starts from it)."""
-    try:
-        db.session.commit()
-    except IntegrityError:
-        # The database's own constraint caught what the checks did not see
-        # (a concurrent writer): nothing of this request is kept.
-        db.session.rollback()
-        raise Conflict("Another change to this game landed first; reload and try again.") from None
+    db.session.commit()
     states().put(version_key(game), state.copy())
+
+
+def _writes(change: Callable) -> Callable:
+    """Mark a change of a game: a row the database's own constraints refuse is a 409, and nothing is kept.
+
+    The constraints catch what the checks did not see (a row written behind
+    the application's back, a concurrent writer), whichever statement of the
+    write meets them.
+    """
+
+    @functools.wraps(change)
+    def guarded(*args, **kwargs):
+        try:
+            return change(*args, **kwargs)
+        except IntegrityError:
+            db.session.rollback()
+            raise Conflict("Another change to this game landed first; reload and try again.") from None
+
+    return guarded
 
 
 def _entries(game: GameRow, play: Play) -> list[EntryRow]:
@@ -452,6 +480,7 @@ def _turn_statement(turn: tuple[str, ...], entry: tuple[str, ...], boxes: int, o
     return insert(entries).from_select(["turn_id", *entry], union_all(*rows) if boxes > 1 else rows[0]).add_cte(moved)
 
 
+@_writes
 def record_turn(game_id: str, token: str | None, if_match: Any, data: dict[str, Any],
                 idem: Idempotency | None = None) -> tuple[GameRow, Game]:
     """Record the next turn; the engine checks whose turn and which boxes."""
@@ -467,6 +496,7 @@ def record_turn(game_id: str, token: str | None, if_match: Any, data: dict[str, 
     return game, state
 
 
+@_writes
 def undo_last(game_id: str, token: str | None, if_match: Any,
               idem: Idempotency | None = None) -> tuple[GameRow, Game]:
     """Remove the last turn (an instant win included) and any roll-off after it."""
@@ -510,6 +540,7 @@ def _choices_of(turn: TurnRow) -> list[Choice]:
     return [Choice(e.box, e.scratch, None if e.dice is None else tuple(e.dice)) for e in turn.entries]
 
 
+@_writes
 def correct_turn(game_id: str, token: str | None, if_match: Any, number: int,
                  data: dict[str, Any], idem: Idempotency | None = None) -> tuple[GameRow, Game]:
     """Correct turn ``number`` and re-check every turn from the start.
@@ -577,6 +608,7 @@ def correct_turn(game_id: str, token: str | None, if_match: Any, number: int,
     return game, state
 
 
+@_writes
 def roll_off(game_id: str, token: str | None, if_match: Any, player: int, dice: Any,
              idem: Idempotency | None = None) -> tuple[GameRow, Game]:
     """Record one tie-break roll; the game ends when one player is highest."""

@@ -277,3 +277,31 @@ def test_the_database_itself_refuses_a_second_entry_in_a_box(new_game, db_app):
             db.session.commit()
         db.session.rollback()
         assert db.session.query(EntryRow).filter_by(game_id=table.id).count() == 1
+
+
+@pytest.mark.parametrize("key", [None, "a-tap"])
+def test_a_row_the_database_refuses_mid_write_is_a_409_and_keeps_nothing(new_game, db_app, key):
+    """An entry written behind the app's back: the next turn meets the constraint, not the app's checks."""
+    from service.models import EntryRow, IdempotencyRow, TurnRow
+
+    names = ["Guillermina Fernández de la Serna Ortiz", "李小龍"]
+    table = new_game("generala", names)
+    first = table.body["first_player"]
+    table.turn(first, "ones", [1, 1, 2, 3, 4])
+    table.turn(1 - first, "ones", [1, 2, 2, 3, 4])
+    before = table.get()
+    with db_app.app_context():
+        turn = db.session.query(TurnRow).filter_by(game_id=table.id, number=1).one()
+        db.session.add(EntryRow(game_id=table.id, turn_id=turn.id, player=first, box="twos", points=4,
+                                scratch=False))
+        db.session.commit()  # the version stays: the worker's kept state does not know
+    headers = {**table.auth, **({"Idempotency-Key": key} if key else {})}
+    r = table.client.post(table.url("/turns"), json={"player": first, "category": "twos", "dice": [2, 2, 3, 4, 5]},
+                          headers=headers)
+    assert r.status_code == 409 and r.mimetype == "application/problem+json", r.get_json()
+    assert "landed first" in r.get_json()["detail"]
+    assert table.get() == before
+    with db_app.app_context():
+        assert db.session.query(TurnRow).filter_by(game_id=table.id).count() == 2
+        assert db.session.query(IdempotencyRow).filter_by(game_id=table.id).count() == 0
+    table.turn(first, "threes", [3, 3, 1, 2, 4])  # the game goes on
