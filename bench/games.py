@@ -7,7 +7,8 @@ the floor of a durable write measured at the same concurrency on the same
 server and database (bench/floor_app.py: insert one row, commit; target:
 turns/s >= 0.6 x the floor); then GET of a finished game with 100 and with
 10,000 finished games stored (p50/p99; target: ratio of the two <= 1.2,
-flat as data grows).
+flat as data grows). Turns at concurrency 8 are measured again with an
+Idempotency-Key on each, as the phone page sends them.
 
     python bench/games.py [--databases sqlite,postgresql] [--seconds 8] [--workers 2] [--rounds 3]
 
@@ -77,8 +78,12 @@ def run_clients(client, concurrency: int, latencies: list[float]) -> dict:
             "p50": percentile(latencies, 0.5), "p99": percentile(latencies, 0.99)}
 
 
-def play_games(port: int, concurrency: int, seconds: float) -> dict:
-    """Clients play whole games until time is up; return turn figures."""
+def play_games(port: int, concurrency: int, seconds: float, keys: bool = False) -> dict:
+    """Clients play whole games until time is up; return turn figures.
+
+    With ``keys``, every turn carries a fresh Idempotency-Key, as the phone
+    page sends each write: its answer is stored with the turn.
+    """
     latencies: list[float] = []
     busy: list[int] = []
     lock = threading.Lock()
@@ -101,12 +106,13 @@ def play_games(port: int, concurrency: int, seconds: float) -> dict:
                         "dice": [rnd.randint(1, 6) for _ in range(5)]}
                 if box not in ("ones", "twos", "threes", "fours", "fives", "sixes"):
                     turn["scratch"] = True  # random dice rarely make a combination
+                headers = {**auth, "Idempotency-Key": secrets.token_hex(16)} if keys else auth
                 t = time.perf_counter()
-                status, _, body = request(port, "POST", url, turn, auth)
+                status, _, body = request(port, "POST", url, turn, headers)
                 while status == 503:
                     with lock:
                         busy.append(1)
-                    status, _, body = request(port, "POST", url, turn, auth)
+                    status, _, body = request(port, "POST", url, turn, headers)
                 mine.append(time.perf_counter() - t)
                 assert status == 201, body
                 if time.monotonic() >= end:
@@ -225,6 +231,16 @@ def main() -> None:
                           f"floor {med(floors, 'per_s'):7.1f}/s p99 {med(floors, 'p99'):5.1f} ms   "
                           f"ratio {statistics.median(ratios):.2f} [{min(ratios):.2f}-{max(ratios):.2f}]{mark}"
                           + (f"   503s retried: {sum(t['busy'] for t in turns)}" if any(t["busy"] for t in turns) else ""))
+                # What a phone sends: the same turns, each with an Idempotency-Key.
+                keyed, floors = [], []
+                for _ in range(args.rounds):
+                    keyed.append(play_games(srv.port, 8, args.seconds, keys=True))
+                    floors.append(floor(srv.port, 8, args.seconds))
+                ratios = [t["per_s"] / f["per_s"] for t, f in zip(keyed, floors)]
+                print(f"  concurrency  8, with Idempotency-Key (the page's turns): {med(keyed, 'per_s'):7.1f} turns/s   "
+                      f"p50 {med(keyed, 'p50'):6.1f} ms   p99 {med(keyed, 'p99'):6.1f} ms   "
+                      f"floor {med(floors, 'per_s'):7.1f}/s   ratio {statistics.median(ratios):.2f} "
+                      f"[{min(ratios):.2f}-{max(ratios):.2f}]")
             small = seed_finished_games(url, 100)
             with gunicorn("wsgi:app", workers=args.workers, env=env, **DEPLOYED) as srv:
                 get_latency(srv.port, small, 200)
