@@ -202,13 +202,17 @@ def _apply_outcome(game: GameRow, state: Game) -> None:
     _show(game, values)
 
 
-def _move(game: GameRow, values: dict[str, Any]) -> None:
-    """The one UPDATE of the game row that every write makes."""
-    db.session.execute(_move_statement(tuple(values)), {"game": game.id} | {f"game_{k}": v for k, v in values.items()})
+def _move(game: GameRow, values: dict[str, Any], expected: int | None = None) -> bool:
+    """The one UPDATE of the game row that every write makes; with ``expected``, only from that version.
+
+    Whether the row moved (unguarded, it always does: the game is locked).
+    """
+    params = {"game": game.id, "expected": expected} | {f"game_{k}": v for k, v in values.items()}
+    return db.session.execute(_move_statement(tuple(values), expected is not None), params).rowcount == 1
 
 
 @functools.cache
-def _move_statement(columns: tuple[str, ...]):
+def _move_statement(columns: tuple[str, ...], guarded: bool):
     """The game row's UPDATE of ``columns``, built once with bound parameters.
 
     Statements are built once throughout this module: on SQLite, building
@@ -216,7 +220,8 @@ def _move_statement(columns: tuple[str, ...]):
     of it inside the write lock.
     """
     games = GameRow.__table__
-    return update(games).where(games.c.id == bindparam("game")).values({c: bindparam(f"game_{c}") for c in columns})
+    where = [games.c.id == bindparam("game")] + ([games.c.version == bindparam("expected")] if guarded else [])
+    return update(games).where(*where).values({c: bindparam(f"game_{c}") for c in columns})
 
 
 def _outcome(game: GameRow, state: Game) -> dict[str, Any]:
@@ -334,8 +339,10 @@ def _check_rate(creator: str) -> None:
                            wait)
 
 
-#: The game row alone, locked (its players' names come from names_of: they never change).
-_LOCK = select(GameRow).where(GameRow.id == bindparam("game")).with_for_update()
+#: The game row alone (its players' names come from names_of: they never change)...
+_READ = select(GameRow).where(GameRow.id == bindparam("game"))
+#: ... and locked.
+_LOCK = _READ.with_for_update()
 
 
 def _lock(game_id: str, token: str | None, if_match: Any, idem: Idempotency | None = None) -> GameRow:
@@ -346,7 +353,12 @@ def _lock(game_id: str, token: str | None, if_match: Any, idem: Idempotency | No
     If-Match: the original changed the version a retry still names.
     """
     begin_write()
-    game = db.session.scalars(_LOCK, {"game": game_id}).first() if _possible_id(game_id) else None
+    return _checked(_LOCK, game_id, token, if_match, idem)
+
+
+def _checked(statement, game_id: str, token: str | None, if_match: Any, idem: Idempotency | None) -> GameRow:
+    """The game read with ``statement``, once the token, a known key and If-Match are checked."""
+    game = db.session.scalars(statement, {"game": game_id}).first() if _possible_id(game_id) else None
     if game is None:
         raise GameNotFound(game_id)
     check_token(game, token)
@@ -358,8 +370,7 @@ def _lock(game_id: str, token: str | None, if_match: Any, idem: Idempotency | No
 
 
 def _replay(game: GameRow, idem: Idempotency) -> None:
-    row = db.session.scalars(select(IdempotencyRow).where(
-        IdempotencyRow.game_id == game.id, IdempotencyRow.key == idem.key)).first()
+    row = db.session.scalars(_KEY_ROW, {"game": game.id, "key": idem.key}).first()
     if row is None:
         return
     db.session.rollback()  # nothing to write: let the game go
@@ -368,11 +379,12 @@ def _replay(game: GameRow, idem: Idempotency) -> None:
     raise Replay(row.status, row.body, row.etag)
 
 
-def _remember(game: GameRow, state: Game, idem: Idempotency | None) -> None:
-    """Store the answer under the key, in the write's transaction; forget keys past their day."""
+def _remember(game: GameRow, state: Game, idem: Idempotency | None, answer: tuple | None = None) -> None:
+    """Store the answer (``answer``, or rendered now) under the key, in the write's transaction; forget keys past
+    their day."""
     if idem is None:
         return
-    status, body, etag = idem.stored = idem.render(game, state)
+    status, body, etag = idem.stored = answer or idem.render(game, state)
     now = utcnow()
     params = {"game": game.id, "key": idem.key, "fingerprint": idem.fingerprint, "status": status, "body": body,
               "etag": etag, "created_at": now, "expired": now - IDEMPOTENCY_TTL}
@@ -384,6 +396,9 @@ def _remember(game: GameRow, state: Game, idem: Idempotency | None) -> None:
 
 
 _KEYS = IdempotencyRow.__table__
+#: A key's stored answer.
+_KEY_ROW = select(IdempotencyRow).where(IdempotencyRow.game_id == bindparam("game"),
+                                        IdempotencyRow.key == bindparam("key"))
 #: The keys of a game past their day.
 _FORGET = delete(_KEYS).where(_KEYS.c.game_id == bindparam("game"), _KEYS.c.created_at < bindparam("expired"))
 #: A write's answer under its key.
@@ -432,12 +447,14 @@ def entry_json(entry: EntryRow) -> dict[str, Any]:
             "bonus": entry.bonus or 0}
 
 
-def _write_play(game: GameRow, number: int, play: Play, outcome: dict[str, Any]) -> None:
+def _write_play(game: GameRow, number: int, play: Play, outcome: dict[str, Any], expected: int | None = None) -> bool:
     """Insert a played turn and its entries, and move the game on to ``outcome``.
 
     Plain Core statements: the ORM's unit of work costs more here. On
     PostgreSQL the three writes go as one statement (:func:`_turn_statement`),
     one round trip instead of three; SQLite, in process, runs them one by one.
+    ``expected`` (SQLite): write only if the game is still at that version;
+    False, with nothing written, when it is not.
     """
     turn = {"game_id": game.id, "number": number, "player": play.player, "round": play.round,
             "dice": None if play.dice is None else list(play.dice), "served": play.served,
@@ -451,10 +468,12 @@ def _write_play(game: GameRow, number: int, play: Play, outcome: dict[str, Any])
         for i, box in enumerate(boxes):
             params |= {f"box{i}_{k}": v for k, v in box.items()}
         db.session.execute(_turn_statement(tuple(turn), tuple(boxes[0]), len(boxes), tuple(outcome)), params)
-        return
+        return True
+    if not _move(game, outcome, expected):
+        return False
     turn_id = db.session.execute(_INSERT_TURN, turn).scalar_one()
     db.session.execute(_INSERT_ENTRY, [{**box, "turn_id": turn_id} for box in boxes])
-    _move(game, outcome)
+    return True
 
 
 _INSERT_TURN = insert(TurnRow.__table__).returning(TurnRow.__table__.c.id)
@@ -483,15 +502,60 @@ def _turn_statement(turn: tuple[str, ...], entry: tuple[str, ...], boxes: int, o
 @_writes
 def record_turn(game_id: str, token: str | None, if_match: Any, data: dict[str, Any],
                 idem: Idempotency | None = None) -> tuple[GameRow, Game]:
-    """Record the next turn; the engine checks whose turn and which boxes."""
+    """Record the next turn; the engine checks whose turn and which boxes.
+
+    On SQLite, whose writers take turns for the whole database, a turn is
+    first tried without the lock (:func:`_turn_unlocked`); if other writes
+    keep landing first, it queues for the lock like every other write.
+    """
+    if db.session.get_bind().dialect.name == "sqlite":
+        for _ in range(UNLOCKED_TRIES):
+            done = _turn_unlocked(game_id, token, if_match, data, idem)
+            if done is not None:
+                return done
     game = _lock(game_id, token, if_match, idem)
-    state = state_of(game)
-    choices = turn_choices(data, state.rules)
-    play = state.play(data["player"], data.get("dice"), data.get("served", False), choices)
-    outcome = _outcome(game, state)
+    state, play, outcome = _played(game, data)
     _write_play(game, state.turns, play, outcome)
     _show(game, outcome)
     _remember(game, state, idem)
+    _commit(game, state)
+    return game, state
+
+
+#: How often a turn on SQLite starts again from a newer version before it queues for the lock.
+UNLOCKED_TRIES = 3
+
+
+def _played(game: GameRow, data: dict[str, Any]) -> tuple[Game, Play, dict[str, Any]]:
+    """The engine's state after the turn in ``data``, the turn as played, and the game row's new columns."""
+    state = state_of(game)
+    choices = turn_choices(data, state.rules)
+    play = state.play(data["player"], data.get("dice"), data.get("served", False), choices)
+    return state, play, _outcome(game, state)
+
+
+def _turn_unlocked(game_id: str, token: str | None, if_match: Any, data: dict[str, Any],
+                   idem: Idempotency | None) -> tuple[GameRow, Game] | None:
+    """SQLite: check and play the turn on the game as read, then take the write lock only to store it.
+
+    Everything but the writes (the checks, a replay of the game, a keyed
+    answer's rendering) happens before the lock, and the writes are guarded
+    by the version the turn was played on: the lock is held for a third of
+    the time. None, with nothing written, when another write landed first.
+    """
+    game = _checked(_READ, game_id, token, if_match, idem)
+    names_of(game)  # loaded now: the row leaves the session before the write
+    state, play, outcome = _played(game, data)
+    expected = game.version
+    _show(game, outcome)
+    answer = None if idem is None else idem.render(game, state)
+    db.session.expunge(game)
+    db.session.rollback()  # the read ends; the write begins as a writer
+    begin_write()
+    if not _write_play(game, state.turns, play, outcome, expected):
+        db.session.rollback()
+        return None
+    _remember(game, state, idem, answer)
     _commit(game, state)
     return game, state
 
