@@ -53,6 +53,18 @@ def between_read_and_write(monkeypatch, app, *changes):
     return calls
 
 
+def opened(two_apps):
+    """A three-player game whose first player has filled ones, through worker a; the same game seen from b.
+
+    Returns the two clients, the game as each sees it (Tables), and the first and second seats.
+    """
+    a, b = (app.test_client() for app in two_apps)
+    table = Table(a, a.post("/api/v1/games", json={"variant": "generala", "players": NAMES}).get_json())
+    first = table.body["first_player"]
+    table.turn(first, "ones", [1, 1, 2, 3, 4])
+    return a, b, table, Table(b, table.body), first, (first + 1) % 3
+
+
 def stored_turns(app, game_id):
     with app.app_context():
         turns = db.session.query(TurnRow).filter_by(game_id=game_id).order_by(TurnRow.number).all()
@@ -62,12 +74,7 @@ def stored_turns(app, game_id):
 
 @pytest.mark.parametrize("key", [None, "tap-1"])
 def test_an_undo_that_lands_first_makes_the_turn_start_again_and_fail(two_apps, monkeypatch, key):
-    a, b = (app.test_client() for app in two_apps)
-    table = Table(a, a.post("/api/v1/games", json={"variant": "generala", "players": NAMES}).get_json())
-    first = table.body["first_player"]
-    second = (first + 1) % 3
-    table.turn(first, "ones", [1, 1, 2, 3, 4])
-    other = Table(b, table.body)
+    a, b, table, other, first, second = opened(two_apps)
     calls = between_read_and_write(monkeypatch, two_apps[0], lambda: other.undo())
     headers = {**table.auth, **({"Idempotency-Key": key} if key else {})}
     r = a.post(table.url("/turns"), json={"player": second, "category": "ones", "dice": [1, 2, 2, 3, 4]},
@@ -83,12 +90,7 @@ def test_an_undo_that_lands_first_makes_the_turn_start_again_and_fail(two_apps, 
 
 
 def test_a_correction_that_lands_first_is_kept_and_the_turn_played_on_it(two_apps, monkeypatch):
-    a, b = (app.test_client() for app in two_apps)
-    table = Table(a, a.post("/api/v1/games", json={"variant": "generala", "players": NAMES}).get_json())
-    first = table.body["first_player"]
-    second = (first + 1) % 3
-    table.turn(first, "ones", [1, 1, 2, 3, 4])
-    other = Table(b, table.body)
+    a, b, table, other, first, second = opened(two_apps)
     between_read_and_write(monkeypatch, two_apps[0], lambda: other.correct(1, dice=[1, 1, 1, 1, 4]))
     body = table.turn(second, "twos", [2, 2, 2, 3, 4])
     assert body["version"] == 4
@@ -99,12 +101,7 @@ def test_a_correction_that_lands_first_is_kept_and_the_turn_played_on_it(two_app
 
 
 def test_a_turn_overtaken_again_and_again_queues_for_the_lock(two_apps, monkeypatch):
-    a, b = (app.test_client() for app in two_apps)
-    table = Table(a, a.post("/api/v1/games", json={"variant": "generala", "players": NAMES}).get_json())
-    first = table.body["first_player"]
-    second = (first + 1) % 3
-    table.turn(first, "ones", [1, 1, 2, 3, 4])
-    other = Table(b, table.body)
+    a, b, table, other, first, second = opened(two_apps)
     faces = [[1, 1, 1, 3, 4], [1, 1, 1, 1, 4], [1, 1, 1, 1, 1], [1, 2, 3, 4, 5]]
     changes = [lambda d=d: other.correct(1, dice=d) for d in faces]
     calls = between_read_and_write(monkeypatch, two_apps[0], *changes)
