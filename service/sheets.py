@@ -4,8 +4,10 @@ Each write runs in one transaction that first locks the game (SQLite:
 ``BEGIN IMMEDIATE``; PostgreSQL: ``SELECT ... FOR UPDATE``), takes the
 game's state (kept by this worker for the version it found, or rebuilt from
 the stored entries), lets the rules engine check and apply the change, and
-writes the result with a new version. Nothing here scores a
-roll: the engine does.
+writes the result with a new version. A turn on SQLite, where one writer at a
+time holds the whole database, does all of that but the writing before it
+takes the lock, and writes only if the game is still at the version it read
+(:func:`_turn_unlocked`). Nothing here scores a roll: the engine does.
 """
 
 from __future__ import annotations
@@ -540,8 +542,8 @@ def _turn_unlocked(game_id: str, token: str | None, if_match: Any, data: dict[st
 
     Everything but the writes (the checks, a replay of the game, a keyed
     answer's rendering) happens before the lock, and the writes are guarded
-    by the version the turn was played on: the lock is held for a third of
-    the time. None, with nothing written, when another write landed first.
+    by the version the turn was played on. None, with nothing written, when
+    another write landed first.
     """
     game = _checked(_READ, game_id, token, if_match, idem)
     names_of(game)  # loaded now: the row leaves the session before the write
