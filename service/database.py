@@ -18,7 +18,8 @@ Both waits are bounded (``DB_BUSY_TIMEOUT_MS``): past it the request is a
 503, and the worker is free again.
 
 PostgreSQL locks the game row instead (``SELECT ... FOR UPDATE`` in
-:mod:`service.sheets`).
+:mod:`service.sheets`), and a turn locks nothing: it is stored by one
+statement that writes only if the game is still at the version it read.
 """
 
 from __future__ import annotations

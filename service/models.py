@@ -148,9 +148,10 @@ class CorrectionRow(db.Model):
 class IdempotencyRow(db.Model):
     """The answer to a write sent with an ``Idempotency-Key``, kept for its retries.
 
-    Stored in the write's own transaction, so a retry (or a concurrent copy,
-    which waits for the game's lock) finds it and gets the same answer
-    without the change being applied twice.
+    Stored in the write's own transaction (a turn: its one statement), so a
+    retry finds it and gets the same answer without the change being applied
+    twice. A concurrent copy waits for the game's lock, or (a turn) finds the
+    game moved past the version it played on, starts again and finds the key.
     """
 
     __tablename__ = "idempotency_keys"

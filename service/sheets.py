@@ -4,9 +4,9 @@ Each write runs in one transaction that first locks the game (SQLite:
 ``BEGIN IMMEDIATE``; PostgreSQL: ``SELECT ... FOR UPDATE``), takes the
 game's state (kept by this worker for the version it found, or rebuilt from
 the stored entries), lets the rules engine check and apply the change, and
-writes the result with a new version. A turn on SQLite, where one writer at a
-time holds the whole database, does all of that but the writing before it
-takes the lock, and writes only if the game is still at the version it read
+writes the result with a new version. A turn, the write that every table
+makes most, does all of that but the writing before it locks anything, and
+writes only if the game is still at the version it read
 (:func:`_turn_unlocked`). Nothing here scores a roll: the engine does.
 """
 
@@ -177,9 +177,18 @@ def state_of(game: GameRow) -> Game:
 
 
 def replayed(game: GameRow) -> Game:
-    """Rebuild the engine's state of ``game`` from its stored entries."""
+    """Rebuild the engine's state of ``game`` from its stored entries.
+
+    Each query reads the game's version beside what it replays, in one
+    statement, so one snapshot: if that is not the version of ``game`` as
+    read (PostgreSQL, outside a lock or a snapshot read: another write
+    landed in between), this raises :class:`Moved` rather than replay one
+    version's entries as another's, a state that the caches would keep.
+    """
     state = Game(rules_of(game), len(names_of(game)), game.start)
-    for player, box, points, scratch, bonus in db.session.execute(_ENTRIES, {"game": game.id}):
+    for version, player, box, points, scratch, bonus in _at(game, _ENTRIES):
+        if player is None:
+            continue  # the game's own row: no entries yet
         state.sheets[player][box] = points
         state.bonuses[player] += bonus or 0
         if scratch or points == 0:  # a number box scored 0 is a scratch (RULES.md)
@@ -188,13 +197,34 @@ def replayed(game: GameRow) -> Game:
     if game.reason == "instant_win":
         state.instant_winner = game.winners[0]
     if state.turns >= state.total_turns:  # roll-offs only follow a full game
-        state.roll_offs = [(r.player, tuple(r.dice)) for r in roll_offs_of(game)]
+        state.roll_offs = [(player, tuple(dice)) for _, player, dice in _at(game, _ROLL_OFFS) if player is not None]
     return state
 
 
-#: What a replay reads: plain rows, not ORM objects, of every entry of the game.
-_ENTRIES = select(*(EntryRow.__table__.c[c] for c in ("player", "box", "points", "scratch", "bonus"))).where(
-    EntryRow.__table__.c.game_id == bindparam("game"))
+class Moved(Conflict):
+    """The game changed between reading its row and reading what it holds: read it again."""
+
+    def __init__(self) -> None:
+        super().__init__("This game changed while it was read; try again.")
+
+
+def _at(game: GameRow, query) -> list:
+    """The rows of ``query`` (the game's version first in each), if the game is still at ``game.version``."""
+    rows = db.session.execute(query, {"game": game.id}).all()
+    if not rows or rows[0][0] != game.version:  # no row at all: the game is gone
+        raise Moved()
+    return rows
+
+
+_GAMES, _ENTRY, _ROLL = GameRow.__table__, EntryRow.__table__, RollOffRow.__table__
+#: What a replay reads: the game's version beside each of its entries (one row of NULLs when none yet),
+#: plain rows, not ORM objects.
+_ENTRIES = select(_GAMES.c.version, *(_ENTRY.c[c] for c in ("player", "box", "points", "scratch", "bonus"))) \
+    .select_from(_GAMES.outerjoin(_ENTRY, _ENTRY.c.game_id == _GAMES.c.id)).where(_GAMES.c.id == bindparam("game"))
+#: ... and its roll-off rolls in order.
+_ROLL_OFFS = select(_GAMES.c.version, _ROLL.c.player, _ROLL.c.dice) \
+    .select_from(_GAMES.outerjoin(_ROLL, _ROLL.c.game_id == _GAMES.c.id)).where(_GAMES.c.id == bindparam("game")) \
+    .order_by(_ROLL.c.seq)
 
 
 def _apply_outcome(game: GameRow, state: Game) -> None:
@@ -247,6 +277,16 @@ def _possible_id(game_id: Any) -> bool:
 
 
 def get(game_id: str) -> GameRow:
+    """The game's row, for a request that only reads.
+
+    On PostgreSQL the request's reads become one snapshot (REPEATABLE READ,
+    read only: nothing to conflict with), as a read transaction is on SQLite:
+    what it reads next (the entries a replay needs, the turns, corrections
+    and roll-offs of the history) is of the version this row names, even
+    while a write lands.
+    """
+    if _postgres() and not db.session().in_transaction():
+        db.session.connection(execution_options={"isolation_level": "REPEATABLE READ"})
     game = db.session.get(GameRow, game_id) if _possible_id(game_id) else None
     if game is None:
         raise GameNotFound(game_id)
@@ -384,17 +424,29 @@ def _replay(game: GameRow, idem: Idempotency) -> None:
 def _remember(game: GameRow, state: Game, idem: Idempotency | None, answer: tuple | None = None) -> None:
     """Store the answer (``answer``, or rendered now) under the key, in the write's transaction; forget keys past
     their day."""
-    if idem is None:
+    params = _key_params(game, state, idem, answer)
+    if params is None:
         return
-    status, body, etag = idem.stored = answer or idem.render(game, state)
-    now = utcnow()
-    params = {"game": game.id, "key": idem.key, "fingerprint": idem.fingerprint, "status": status, "body": body,
-              "etag": etag, "created_at": now, "expired": now - IDEMPOTENCY_TTL}
-    if db.session.get_bind().dialect.name == "postgresql":
+    if _postgres():
         db.session.execute(_REMEMBER_AND_FORGET, params)  # one round trip
         return
     db.session.execute(_FORGET, params)
     db.session.execute(_REMEMBER, params)
+
+
+def _key_params(game: GameRow, state: Game, idem: Idempotency | None, answer: tuple | None) -> dict | None:
+    """What :data:`_REMEMBER` and :data:`_FORGET` store and forget for a keyed write (None without a key)."""
+    if idem is None:
+        return None
+    status, body, etag = idem.stored = answer or idem.render(game, state)
+    now = utcnow()
+    return {"game": game.id, "key": idem.key, "fingerprint": idem.fingerprint, "status": status, "body": body,
+            "etag": etag, "created_at": now, "expired": now - IDEMPOTENCY_TTL}
+
+
+def _postgres() -> bool:
+    """Whether the session's database is PostgreSQL: a round trip costs more there than a statement."""
+    return db.session.get_bind().dialect.name == "postgresql"
 
 
 _KEYS = IdempotencyRow.__table__
@@ -449,14 +501,17 @@ def entry_json(entry: EntryRow) -> dict[str, Any]:
             "bonus": entry.bonus or 0}
 
 
-def _write_play(game: GameRow, number: int, play: Play, outcome: dict[str, Any], expected: int | None = None) -> bool:
+def _write_play(game: GameRow, number: int, play: Play, outcome: dict[str, Any], expected: int | None = None,
+                keyed: dict | None = None) -> bool:
     """Insert a played turn and its entries, and move the game on to ``outcome``.
 
     Plain Core statements: the ORM's unit of work costs more here. On
-    PostgreSQL the three writes go as one statement (:func:`_turn_statement`),
-    one round trip instead of three; SQLite, in process, runs them one by one.
-    ``expected`` (SQLite): write only if the game is still at that version;
-    False, with nothing written, when it is not.
+    PostgreSQL the writes go as one statement (:func:`_turn_statement`), one
+    round trip, with the answer under its key (``keyed``, from
+    :func:`_key_params`) if there is one; SQLite, in process, runs them one
+    by one and leaves the key to :func:`_remember`. ``expected``: write only if
+    the game is still at that version; False, with nothing written, when it
+    is not.
     """
     turn = {"game_id": game.id, "number": number, "player": play.player, "round": play.round,
             "dice": None if play.dice is None else list(play.dice), "served": play.served,
@@ -464,13 +519,16 @@ def _write_play(game: GameRow, number: int, play: Play, outcome: dict[str, Any],
     boxes = [{"game_id": game.id, "player": play.player, "box": p.category, "points": p.points,
               "scratch": p.scratch, "dice": None if p.dice is None else list(p.dice), "bonus": p.bonus}
              for p in play.boxes]
-    if db.session.get_bind().dialect.name == "postgresql":
+    if _postgres():
         params = {f"turn_{k}": v for k, v in turn.items()} | {f"game_{k}": v for k, v in outcome.items()}
-        params["game"] = game.id
+        params |= {"game": game.id, "expected": expected}
+        if keyed is not None:  # prefixed: a bare "created_at" would join the game's SET clause
+            params |= {f"key_{k}": v for k, v in keyed.items()} | {"expired": keyed["expired"]}
         for i, box in enumerate(boxes):
             params |= {f"box{i}_{k}": v for k, v in box.items()}
-        db.session.execute(_turn_statement(tuple(turn), tuple(boxes[0]), len(boxes), tuple(outcome)), params)
-        return True
+        statement = _turn_statement(tuple(turn), tuple(boxes[0]), len(boxes), tuple(outcome), expected is not None,
+                                    keyed is not None)
+        return db.session.execute(statement, params).rowcount == len(boxes)
     if not _move(game, outcome, expected):
         return False
     turn_id = db.session.execute(_INSERT_TURN, turn).scalar_one()
@@ -483,22 +541,34 @@ _INSERT_ENTRY = insert(EntryRow.__table__)
 
 
 @functools.cache
-def _turn_statement(turn: tuple[str, ...], entry: tuple[str, ...], boxes: int, outcome: tuple[str, ...]):
+def _turn_statement(turn: tuple[str, ...], entry: tuple[str, ...], boxes: int, outcome: tuple[str, ...],
+                    guarded: bool, keyed: bool):
     """PostgreSQL: a turn, its ``boxes`` entries and the game's update in one statement, built once per shape.
 
     ``turn``, ``entry`` and ``outcome`` name the columns :func:`_write_play`
     fills, so the statement always writes what the SQLite path writes. The
-    turn and the game's update are data-modifying WITH queries; the entries
-    take the new turn's id from the first. Bound parameters only, so each
-    request just fills them in.
+    game's update, the turn and (``keyed``) the answer under its key are
+    data-modifying WITH queries, each row taken from the one before: with
+    ``guarded``, the game moves only from version ``expected``, and if it
+    does not, nothing else is written either (the statement inserts no
+    entry). Bound parameters only, so each request just fills them in.
     """
     turns, entries, games = TurnRow.__table__, EntryRow.__table__, GameRow.__table__
-    written = insert(turns).values({c: bindparam(f"turn_{c}") for c in turn}).returning(turns.c.id).cte("written")
-    moved = update(games).where(games.c.id == bindparam("game")).values(
-        {c: bindparam(f"game_{c}") for c in outcome}).cte("moved")
+    where = [games.c.id == bindparam("game")] + ([games.c.version == bindparam("expected")] if guarded else [])
+    moved = update(games).where(*where).values({c: bindparam(f"game_{c}") for c in outcome}) \
+        .returning(games.c.id).cte("moved")
+    written = insert(turns).from_select(
+        list(turn), select(*(bindparam(f"turn_{c}", type_=turns.c[c].type) for c in turn)).select_from(moved)) \
+        .returning(turns.c.id).cte("written")
     rows = [select(written.c.id, *(bindparam(f"box{i}_{c}", type_=entries.c[c].type) for c in entry))
             for i in range(boxes)]
-    return insert(entries).from_select(["turn_id", *entry], union_all(*rows) if boxes > 1 else rows[0]).add_cte(moved)
+    statement = insert(entries).from_select(["turn_id", *entry], union_all(*rows) if boxes > 1 else rows[0])
+    if keyed:
+        stored = ("key", "fingerprint", "status", "body", "etag", "created_at")
+        remembered = insert(_KEYS).from_select(
+            ["game_id", *stored], select(moved.c.id, *(bindparam(f"key_{c}", type_=_KEYS.c[c].type) for c in stored)))
+        statement = statement.add_cte(remembered.cte("remembered"), _FORGET.cte("forgotten"))
+    return statement.execution_options(preserve_rowcount=True)  # SQLAlchemy keeps an INSERT's count only if asked
 
 
 @_writes
@@ -506,15 +576,14 @@ def record_turn(game_id: str, token: str | None, if_match: Any, data: dict[str, 
                 idem: Idempotency | None = None) -> tuple[GameRow, Game]:
     """Record the next turn; the engine checks whose turn and which boxes.
 
-    On SQLite, whose writers take turns for the whole database, a turn is
-    first tried without the lock (:func:`_turn_unlocked`); if other writes
-    keep landing first, it queues for the lock like every other write.
+    A turn is first played on the game as read, without a lock, and stored
+    only if the game is still at that version (:func:`_turn_unlocked`); if
+    other writes keep landing first, it takes the lock like every other write.
     """
-    if db.session.get_bind().dialect.name == "sqlite":
-        for _ in range(UNLOCKED_TRIES):
-            done = _turn_unlocked(game_id, token, if_match, data, idem)
-            if done is not None:
-                return done
+    for _ in range(UNLOCKED_TRIES):
+        done = _turn_unlocked(game_id, token, if_match, data, idem)
+        if done is not None:
+            return done
     game = _lock(game_id, token, if_match, idem)
     state, play, outcome = _played(game, data)
     _write_play(game, state.turns, play, outcome)
@@ -524,7 +593,7 @@ def record_turn(game_id: str, token: str | None, if_match: Any, data: dict[str, 
     return game, state
 
 
-#: How often a turn on SQLite starts again from a newer version before it queues for the lock.
+#: How often a turn starts again from a newer version before it takes the lock.
 UNLOCKED_TRIES = 3
 
 
@@ -538,28 +607,51 @@ def _played(game: GameRow, data: dict[str, Any]) -> tuple[Game, Play, dict[str, 
 
 def _turn_unlocked(game_id: str, token: str | None, if_match: Any, data: dict[str, Any],
                    idem: Idempotency | None) -> tuple[GameRow, Game] | None:
-    """SQLite: check and play the turn on the game as read, then take the write lock only to store it.
+    """Check and play the turn on the game as read, then store it only if the game is still at that version.
 
     Everything but the writes (the checks, a replay of the game, a keyed
-    answer's rendering) happens before the lock, and the writes are guarded
-    by the version the turn was played on. None, with nothing written, when
-    another write landed first.
+    answer's rendering) happens before anything is locked. None, with
+    nothing written, when another write landed first.
+
+    SQLite: the reads are one read transaction; then the turn takes the
+    write lock, which every writer of the database shares, only to write.
+    PostgreSQL: every statement stands alone (autocommit), the game's row is
+    never locked, and the turn is stored by one statement that moves the
+    game from the version read or writes nothing: two round trips for a turn
+    instead of four (BEGIN, the lock, the write, COMMIT).
     """
-    game = _checked(_READ, game_id, token, if_match, idem)
-    names_of(game)  # loaded now: the row leaves the session before the write
-    state, play, outcome = _played(game, data)
+    postgres = _postgres()
+    if postgres:
+        db.session.connection(execution_options={"isolation_level": "AUTOCOMMIT"})
+    try:
+        game = _checked(_READ, game_id, token, if_match, idem)
+        names_of(game)  # loaded now: the row leaves the session before the write
+        state, play, outcome = _played(game, data)
+    except Moved:  # a write landed between the row and its entries
+        db.session.rollback()
+        return None
     expected = game.version
     _show(game, outcome)
     answer = None if idem is None else idem.render(game, state)
     db.session.expunge(game)
+    if not _store(game, state, play, outcome, expected, idem, answer, postgres):
+        db.session.rollback()
+        return None
+    _commit(game, state)
+    return game, state
+
+
+def _store(game: GameRow, state: Game, play: Play, outcome: dict[str, Any], expected: int, idem: Idempotency | None,
+           answer: tuple | None, postgres: bool) -> bool:
+    """The writes of :func:`_turn_unlocked`, if the game is still at version ``expected``."""
+    if postgres:
+        return _write_play(game, state.turns, play, outcome, expected, _key_params(game, state, idem, answer))
     db.session.rollback()  # the read ends; the write begins as a writer
     begin_write()
     if not _write_play(game, state.turns, play, outcome, expected):
-        db.session.rollback()
-        return None
+        return False
     _remember(game, state, idem, answer)
-    _commit(game, state)
-    return game, state
+    return True
 
 
 @_writes

@@ -1,8 +1,11 @@
-"""Turns on SQLite are played before the write lock and stored guarded by their version.
+"""A turn is played without a lock and stored only if the game is still at the version it read.
 
 Another write that lands in between (another phone, another worker) must
 make the turn start again from what that write left, never store a turn
-played on a game that no longer exists.
+played on a game that no longer exists; and a read must show one version as
+it was, never one version's row with another's entries. On SQLite and on
+PostgreSQL (where the turn runs in autocommit and its read is not one
+snapshot unless the code makes it one).
 """
 
 from __future__ import annotations
@@ -12,7 +15,7 @@ from flask import current_app
 
 from service import create_app, sheets
 from service.extensions import db
-from service.models import EntryRow, TurnRow
+from service.models import EntryRow, GameRow, TurnRow
 
 from .conftest import Table, dispose
 
@@ -20,37 +23,41 @@ NAMES = ["Guillermina Fernández de la Serna Ortiz", "李小龍", "Ñandú"]
 
 
 @pytest.fixture
-def two_apps(tmp_path, sqlite_template):
-    """Two workers on one SQLite file: a and b."""
-    import shutil
-
-    path = tmp_path / "races.sqlite"
-    shutil.copyfile(sqlite_template, path)
-    apps = [create_app({"TESTING": True, "SQLALCHEMY_DATABASE_URI": f"sqlite:///{path}", "GAMES_PER_MINUTE": 0})
+def two_apps(db_url):
+    """Two workers on one database: a and b."""
+    apps = [create_app({"TESTING": True, "SQLALCHEMY_DATABASE_URI": db_url, "GAMES_PER_MINUTE": 0})
             for _ in range(2)]
     yield apps
     for app in apps:
         dispose(app)
 
 
-def between_read_and_write(monkeypatch, app, *changes):
-    """Run each of ``changes`` (once each, in order) just before a write of ``app`` takes the write lock.
+def before(monkeypatch, app, names, *changes):
+    """Run each of ``changes`` (once each, in order) as ``app`` calls any of the functions ``names`` of sheets.
 
-    Returns how many changes were left at each of ``app``'s writes.
+    Returns how many changes were left at each such call.
     """
     pending = list(changes)
     calls = []
-    real = sheets.begin_write
 
-    def begin_write():
-        if current_app._get_current_object() is app:
-            calls.append(len(pending))
-            if pending:
-                pending.pop(0)()
-        real()
+    def hooked(real):
+        def run(*args, **kwargs):
+            if current_app._get_current_object() is app:
+                calls.append(len(pending))
+                if pending:
+                    pending.pop(0)()
+            return real(*args, **kwargs)
+        return run
 
-    monkeypatch.setattr(sheets, "begin_write", begin_write)
+    for name in names:
+        monkeypatch.setattr(sheets, name, hooked(getattr(sheets, name)))
     return calls
+
+
+def between_read_and_write(monkeypatch, app, *changes):
+    """Run ``changes`` after a turn of ``app`` has read and played the game, just before it stores the turn;
+    and before it takes the lock, if it does."""
+    return before(monkeypatch, app, ("_store", "_lock"), *changes)
 
 
 def opened(two_apps):
@@ -112,3 +119,41 @@ def test_a_turn_overtaken_again_and_again_queues_for_the_lock(two_apps, monkeypa
     assert body["version"] == 7 and body["players"][first]["sheet"]["ones"] == 1
     assert body["players"][second]["sheet"]["twos"] == 4
     assert body == b.get(table.url()).get_json()
+
+
+def test_a_read_shows_the_version_it_read_while_a_turn_lands(two_apps, monkeypatch):
+    a, b, table, other, first, second = opened(two_apps)
+    # b has not rendered version 2: it reads the row, then (replaying) the entries; a turn lands in between
+    calls = before(monkeypatch, two_apps[1], ("names_of",), lambda: table.turn(second, "twos", [2, 2, 3, 4, 5]))
+    r = b.get(table.url())
+    assert r.status_code == 200 and calls[0] == 1
+    body = r.get_json()
+    assert body["version"] == 2 and body["turn"]["player"] == second
+    assert body["players"][first]["sheet"]["ones"] == 2 and body["players"][second]["sheet"]["twos"] is None
+    # what b kept for version 2 is version 2, and version 3 is read afresh
+    assert b.get(table.url(), headers={"If-None-Match": '"3"'}).status_code == 304
+    after = b.get(table.url()).get_json()
+    assert after["version"] == 3 and after["players"][second]["sheet"]["twos"] == 4
+    assert after == a.get(table.url()).get_json()
+
+
+@pytest.mark.parametrize("key", [None, "tap-2"])
+def test_an_undo_that_lands_while_a_turn_replays_makes_it_start_again(two_apps, monkeypatch, key):
+    a, b, table, other, first, second = opened(two_apps)
+    version_2 = a.get(table.url()).get_json()
+    # b replays version 2 for its turn (it has no state of it); a's undo lands between b's row and its entries
+    calls = before(monkeypatch, two_apps[1], ("names_of",), lambda: table.undo())
+    headers = {**other.auth, **({"Idempotency-Key": key} if key else {})}
+    r = b.post(other.url("/turns"), json={"player": second, "category": "ones", "dice": [1, 2, 2, 3, 4]},
+               headers=headers)
+    assert r.status_code == 409 and r.mimetype == "application/problem+json", r.get_json()
+    assert "not player" in r.get_json()["detail"]  # played again on version 3: the first player's turn
+    assert calls[0] == 1
+    assert stored_turns(two_apps[0], table.id) == ([], 0)
+    with two_apps[1].app_context():
+        game = db.session.get(GameRow, table.id)
+        assert (game.version, game.turns) == (3, 0)
+        # what b keeps as version 2, if anything, is version 2 (the first player's ones), not the undo's empty sheet
+        kept = sheets.states().get((table.id, 2, version_2["updated_at"]))
+        assert kept is None or kept.sheets[first]["ones"] == 2
+    assert b.get(table.url()).get_json() == a.get(table.url()).get_json()
