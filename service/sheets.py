@@ -399,26 +399,41 @@ def _lock(game_id: str, token: str | None, if_match: Any, idem: Idempotency | No
 
 
 def _checked(statement, game_id: str, token: str | None, if_match: Any, idem: Idempotency | None) -> GameRow:
-    """The game read with ``statement``, once the token, a known key and If-Match are checked."""
-    game = db.session.scalars(statement, {"game": game_id}).first() if _possible_id(game_id) else None
+    """The game read with ``statement``, once the token, a known key and If-Match are checked.
+
+    Read without a lock (:data:`_READ`), a keyed request's stored answer
+    comes in the same statement (:data:`_READ_KEYED`): one round trip, and
+    the row and the key of one moment. Under the lock the key needs a
+    statement of its own, after the lock is had: a join would read the key
+    as it was before a concurrent original committed.
+    """
+    if not _possible_id(game_id):
+        raise GameNotFound(game_id)
+    stored = None
+    if idem is not None and statement is _READ:
+        row = db.session.execute(_READ_KEYED, {"game": game_id, "key": idem.key}).first()
+        game, stored = (None, None) if row is None else (row[0], row[1:])
+    else:
+        game = db.session.scalars(statement, {"game": game_id}).first()
     if game is None:
         raise GameNotFound(game_id)
     check_token(game, token)
     if idem is not None:
-        _replay(game, idem)
+        if statement is not _READ:
+            stored = db.session.execute(_KEY_ROW, {"game": game.id, "key": idem.key}).first()
+        if stored is not None and stored[0] is not None:
+            _replay(idem, *stored)
     if if_match is not None and str(game.version) not in if_match and "*" not in if_match:
         raise PreconditionFailed()
     return game
 
 
-def _replay(game: GameRow, idem: Idempotency) -> None:
-    row = db.session.scalars(_KEY_ROW, {"game": game.id, "key": idem.key}).first()
-    if row is None:
-        return
+def _replay(idem: Idempotency, fingerprint: str, status: int, body: str, etag: str) -> None:
+    """Answer a key's write again as it was answered, writing nothing; refuse a key reused for another request."""
     db.session.rollback()  # nothing to write: let the game go
-    if row.fingerprint != idem.fingerprint:
+    if fingerprint != idem.fingerprint:
         raise IdempotencyMismatch()
-    raise Replay(row.status, row.body, row.etag)
+    raise Replay(status, body, etag)
 
 
 def _remember(game: GameRow, state: Game, idem: Idempotency | None, answer: tuple | None = None) -> None:
@@ -451,8 +466,11 @@ def _postgres() -> bool:
 
 _KEYS = IdempotencyRow.__table__
 #: A key's stored answer.
-_KEY_ROW = select(IdempotencyRow).where(IdempotencyRow.game_id == bindparam("game"),
-                                        IdempotencyRow.key == bindparam("key"))
+_KEY_ROW = select(_KEYS.c.fingerprint, _KEYS.c.status, _KEYS.c.body, _KEYS.c.etag).where(
+    _KEYS.c.game_id == bindparam("game"), _KEYS.c.key == bindparam("key"))
+#: The game row and, beside it, a key's stored answer (NULLs when there is none).
+_READ_KEYED = select(GameRow, *_KEY_ROW.selected_columns).outerjoin(
+    _KEYS, (_KEYS.c.game_id == GameRow.id) & (_KEYS.c.key == bindparam("key"))).where(GameRow.id == bindparam("game"))
 #: The keys of a game past their day.
 _FORGET = delete(_KEYS).where(_KEYS.c.game_id == bindparam("game"), _KEYS.c.created_at < bindparam("expired"))
 #: A write's answer under its key.
