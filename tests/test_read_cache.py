@@ -8,8 +8,11 @@ import random
 
 import pytest
 
-from service import create_app
+from flask import current_app
 
+from service import create_app, sheets
+from service.api.games import game_body, rendered
+from service.rules.variants import VARIANTS
 from service.sheets import iso_stored
 
 from .conftest import Table, dispose, run_sql
@@ -334,3 +337,20 @@ def test_the_polls_own_lookup_reads_what_the_app_stored_and_outlives_a_dead_conn
     assert heads.get(table.id)[0] == 9
     assert read(client, table.id, **{"If-None-Match": '"9"'}).status_code == 304
     assert read(client, table.id, **{"If-None-Match": '"8"'}).status_code == 200
+
+
+SIX = ["Guillermina Fernández de la Serna Ortiz", "李小龍", "Ñandú", "Ἀλέξανδρος", "محمد بن عبد الله", "O'Brien \"Bee\""]
+
+
+@pytest.mark.parametrize("variant", [*sorted(VARIANTS), {"base": "yahtzee", "yahtzee_bonus": 100}])
+def test_a_rendered_body_is_the_json_of_the_game_body(new_game, db_app, variant):
+    """The text kept and sent for a version (its rule set's part dumped once) is game_body's JSON, byte for byte."""
+    table = new_game(variant, SIX)
+    first = table.body["turn"]["player"]
+    if table.body["variant"] != "double-cameroon":  # one box a turn: scratch one, so a sheet holds something
+        table.turn(first, category=table.body["boxes"][-1]["id"], scratch=True)
+    with db_app.test_request_context():
+        game = sheets.get(table.id)
+        text = rendered(game)
+        assert text == current_app.json.dumps(game_body(game))
+        assert json.loads(text) == table.get()

@@ -51,13 +51,19 @@ def etag(version: int) -> str:
 def game_body(game: GameRow, state: Game | None = None) -> dict[str, Any]:
     """The game as every phone sees it: sheets in sheet order, totals, turn, outcome."""
     state = state or sheets.state_of(game)
+    return {**_head(game, state.rules), **described(state.rules), **_tail(game, state)}
+
+
+def _head(game: GameRow, rules: RuleSet) -> dict[str, Any]:
+    return {"id": game.id, "variant": rules.variant.id}
+
+
+def _tail(game: GameRow, state: Game) -> dict[str, Any]:
+    """What follows the rule set's part of a game body: the players' sheets and where the game stands."""
     rules: RuleSet = state.rules
     totals = state.totals()
     turn = state.turn()
     return {
-        "id": game.id,
-        "variant": rules.variant.id,
-        **described(rules),
         "served_matters": rules.served_matters,
         "players": [
             {
@@ -83,8 +89,9 @@ def game_body(game: GameRow, state: Game | None = None) -> dict[str, Any]:
     }
 
 
-#: A rule set's options, boxes and bonuses as a game shows them: the same for every game and version.
-_described: "weakref.WeakKeyDictionary[RuleSet, dict]" = weakref.WeakKeyDictionary()
+#: A rule set's options, boxes and bonuses as a game shows them, and as JSON text (the braces left off):
+#: the same for every game and version.
+_described: "weakref.WeakKeyDictionary[RuleSet, tuple[dict, str]]" = weakref.WeakKeyDictionary()
 
 
 def described(rules: RuleSet) -> dict[str, Any]:
@@ -93,11 +100,16 @@ def described(rules: RuleSet) -> dict[str, Any]:
     Neither marshmallow nor ``dataclasses.asdict`` is free: rebuilding these
     took a tenth of a turn's CPU.
     """
+    return _described_of(rules)[0]
+
+
+def _described_of(rules: RuleSet) -> tuple[dict[str, Any], str]:
     found = _described.get(rules)
     if found is None:
         schema = VariantSchema()
-        found = _described[rules] = {"rules": {"base": rules.variant.id, **rules.options.as_dict()},
-                                     "boxes": schema.dump_boxes(rules), "bonuses": schema.dump_bonuses(rules)}
+        part = {"rules": {"base": rules.variant.id, **rules.options.as_dict()},
+                "boxes": schema.dump_boxes(rules), "bonuses": schema.dump_bonuses(rules)}
+        found = _described[rules] = part, current_app.json.dumps(part)[1:-1]
     return found
 
 
@@ -130,7 +142,11 @@ def rendered(game: GameRow, state: Game | None = None) -> str:
     key = sheets.version_key(game)
     text = bodies().get(key)
     if text is None:
-        text = current_app.json.dumps(game_body(game, state))
+        # game_body as JSON: the rule set's part, most of the text, was dumped once (same separators).
+        state = state or sheets.state_of(game)
+        dumps = current_app.json.dumps
+        text = f"{dumps(_head(game, state.rules))[:-1]}, {_described_of(state.rules)[1]}, " \
+               f"{dumps(_tail(game, state))[1:]}"
         bodies().put(key, text)
     return text
 
