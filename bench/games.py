@@ -1,7 +1,8 @@
 """Benchmark shared score sheets through HTTP under gunicorn.
 
 For SQLite and PostgreSQL, under scripts/serve's settings: complete
-two-player games played at concurrency 1, 8 and 32 (recorded turns/s,
+games of six (``--players``) played at concurrency 1, 8 and 32, made before
+the clock starts (recorded turns/s,
 p50/p99 latency of a turn; target p99 < 50 ms at concurrency 8), each beside
 the floor of a durable write measured at the same concurrency on the same
 server and database (bench/floor_app.py: insert one row, commit; target:
@@ -10,7 +11,7 @@ turns/s >= 0.6 x the floor); then GET of a finished game with 100 and with
 flat as data grows). Turns at concurrency 8 are measured again with an
 Idempotency-Key on each, as the phone page sends them.
 
-    python bench/games.py [--databases sqlite,postgresql] [--seconds 8] [--workers 2] [--rounds 3]
+    python bench/games.py [--databases sqlite,postgresql] [--seconds 8] [--workers 2] [--rounds 3] [--players 6]
 
 PostgreSQL uses the database ``anotador_bench`` (created if missing) on
 ANOTADOR_BENCH_POSTGRES (default postgres@127.0.0.1:5432); it is emptied.
@@ -20,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import queue
 import random
 import secrets
 import sys
@@ -78,38 +80,68 @@ def run_clients(client, concurrency: int, latencies: list[float]) -> dict:
             "p50": percentile(latencies, 0.5), "p99": percentile(latencies, 0.99)}
 
 
-def play_games(port: int, concurrency: int, seconds: float, keys: bool = False) -> dict:
+#: The players of the games turns are measured on, names of the lengths and scripts real tables use.
+NAMES = ["Guillermina Fernández de la Serna Ortiz", "李小龍", "Ñandú", "Ἀλέξανδρος", "محمد بن عبد الله", "Beto"]
+
+
+def make_games(port: int, count: int, players: int) -> "queue.SimpleQueue":
+    """``count`` new generala games of ``players`` players, made in parallel: (url, Authorization header) each."""
+    made: queue.SimpleQueue = queue.SimpleQueue()
+
+    def maker(n: int) -> None:
+        for _ in range(n):
+            status = 503
+            while status == 503:  # the write lock not had in time (SQLite): try again
+                status, _, body = request(port, "POST", "/api/v1/games",
+                                          {"variant": "generala", "players": NAMES[:players]})
+            assert status == 201, body
+            made.put((f"/api/v1/games/{body['id']}/turns", {"Authorization": f"Bearer {body['token']}"}))
+
+    threads = [threading.Thread(target=maker, args=(count // 8 + (i < count % 8),)) for i in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    return made
+
+
+def play_games(port: int, concurrency: int, seconds: float, keys: bool = False, players: int = 6) -> dict:
     """Clients play whole games until time is up; return turn figures.
 
-    With ``keys``, every turn carries a fresh Idempotency-Key, as the phone
-    page sends each write: its answer is stored with the turn.
+    The games are made before the clock starts, so what is timed is turns
+    alone, as the floor is one-row inserts alone (a client that runs out
+    makes one more in its own time; ``made_during`` counts them). With
+    ``keys``, every turn carries a fresh Idempotency-Key, as the phone page
+    sends each write: its answer is stored with the turn.
     """
+    per_game = 10 * players
+    games = make_games(port, int(seconds * 600 / per_game) + 2 * concurrency, players)
     latencies: list[float] = []
     busy: list[int] = []
+    during: list[int] = []
     lock = threading.Lock()
-    end = time.monotonic() + seconds
+    end = time.monotonic() + seconds  # the games are made: the clock starts now
 
     def client(seed: int) -> None:
         rnd = random.Random(seed)
         mine = []
         while time.monotonic() < end:
-            status, _, body = request(port, "POST", "/api/v1/games", {"variant": "generala", "players": ["A", "B"]})
-            if status == 503:  # the write lock not had in time (SQLite at high concurrency): counted, tried again
+            try:
+                url, auth = games.get_nowait()
+            except queue.Empty:
                 with lock:
-                    busy.append(1)
-                continue
-            assert status == 201, body
-            url, auth = f"/api/v1/games/{body['id']}/turns", {"Authorization": f"Bearer {body['token']}"}
-            for n in range(20):
-                box = BOXES[n // 2]
-                turn = {"player": n % 2, "category": box, "scratch": rnd.random() < 0.3,
+                    during.append(1)
+                url, auth = make_games(port, 1, players).get()
+            for n in range(per_game):
+                box = BOXES[n // players]
+                turn = {"player": n % players, "category": box, "scratch": rnd.random() < 0.3,
                         "dice": [rnd.randint(1, 6) for _ in range(5)]}
                 if box not in ("ones", "twos", "threes", "fours", "fives", "sixes"):
                     turn["scratch"] = True  # random dice rarely make a combination
                 headers = {**auth, "Idempotency-Key": secrets.token_hex(16)} if keys else auth
                 t = time.perf_counter()
                 status, _, body = request(port, "POST", url, turn, headers)
-                while status == 503:
+                while status == 503:  # the write lock not had in time (SQLite at high concurrency): counted, tried again
                     with lock:
                         busy.append(1)
                     status, _, body = request(port, "POST", url, turn, headers)
@@ -120,7 +152,7 @@ def play_games(port: int, concurrency: int, seconds: float, keys: bool = False) 
         with lock:
             latencies.extend(mine)
 
-    return {**run_clients(client, concurrency, latencies), "busy": len(busy)}
+    return {**run_clients(client, concurrency, latencies), "busy": len(busy), "made_during": len(during)}
 
 
 def floor(port: int, concurrency: int, seconds: float) -> dict:
@@ -203,6 +235,7 @@ def main() -> None:
     ap.add_argument("--workers", type=int, default=int(os.environ.get("WORKERS", SERVE_WORKERS)),
                     help="gunicorn workers (scripts/serve's WORKERS)")
     ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--players", type=int, default=6, help="players in each game played (2 to 6)")
     args = ap.parse_args()
 
     import statistics
@@ -211,16 +244,16 @@ def main() -> None:
         with tempfile.TemporaryDirectory() as folder:
             url = fresh_database(kind, folder)
             print(f"{kind}: gunicorn {args.workers} x {DEPLOYED['worker_class'].rsplit('.', 1)[-1]} "
-                  f"({DEPLOYED['threads']} threads), two-player generala games beside the floor of a write, "
+                  f"({DEPLOYED['threads']} threads), {args.players}-player generala games beside the floor of a write, "
                   f"{args.rounds} x {args.seconds:g}s each, alternating")
             env = {"DATABASE_URL": url, "ANOTADOR_GAMES_PER_MINUTE": "0"}
             with gunicorn("bench.floor_app:app", workers=args.workers, env=env, **DEPLOYED) as srv:
-                play_games(srv.port, 2, 1.0)  # warm up
+                play_games(srv.port, 2, 1.0, players=args.players)  # warm up
                 floor(srv.port, 2, 1.0)
                 for c in (1, 8, 32):
                     turns, floors = [], []
                     for _ in range(args.rounds):
-                        turns.append(play_games(srv.port, c, args.seconds))
+                        turns.append(play_games(srv.port, c, args.seconds, players=args.players))
                         floors.append(floor(srv.port, c, args.seconds))
                     ratios = [t["per_s"] / f["per_s"] for t, f in zip(turns, floors)]
                     med = lambda rows, k: statistics.median(r[k] for r in rows)  # noqa: E731
@@ -230,11 +263,13 @@ def main() -> None:
                           f"p50 {med(turns, 'p50'):6.1f} ms   p99 {med(turns, 'p99'):6.1f} ms   "
                           f"floor {med(floors, 'per_s'):7.1f}/s p99 {med(floors, 'p99'):5.1f} ms   "
                           f"ratio {statistics.median(ratios):.2f} [{min(ratios):.2f}-{max(ratios):.2f}]{mark}"
-                          + (f"   503s retried: {sum(t['busy'] for t in turns)}" if any(t["busy"] for t in turns) else ""))
+                          + (f"   503s retried: {sum(t['busy'] for t in turns)}" if any(t["busy"] for t in turns) else "")
+                          + (f"   games made while timed: {sum(t['made_during'] for t in turns)}"
+                             if any(t["made_during"] for t in turns) else ""))
                 # What a phone sends: the same turns, each with an Idempotency-Key.
                 keyed, floors = [], []
                 for _ in range(args.rounds):
-                    keyed.append(play_games(srv.port, 8, args.seconds, keys=True))
+                    keyed.append(play_games(srv.port, 8, args.seconds, keys=True, players=args.players))
                     floors.append(floor(srv.port, 8, args.seconds))
                 ratios = [t["per_s"] / f["per_s"] for t, f in zip(keyed, floors)]
                 print(f"  concurrency  8, with Idempotency-Key (the page's turns): {med(keyed, 'per_s'):7.1f} turns/s   "
