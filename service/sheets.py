@@ -446,10 +446,13 @@ def _remember(game: GameRow, state: Game, idem: Idempotency | None, answer: tupl
     if params is None:
         return
     conn = db.session.connection()
+    # A key is never older than its game: a game younger than a day has no key to forget.
+    old = _aware(game.created_at) < params["expired"]
     if _postgres():
-        conn.execute(_REMEMBER_AND_FORGET, params)  # one round trip
+        conn.execute(_REMEMBER_AND_FORGET if old else _REMEMBER, params)  # one round trip
         return
-    conn.execute(_FORGET, params)
+    if old:
+        conn.execute(_FORGET, params)
     conn.execute(_REMEMBER, params)
 
 
@@ -807,9 +810,12 @@ def iso(dt: datetime | None) -> str | None:
     """An RFC 3339 UTC timestamp (``...Z``), or None."""
     if dt is None:
         return None
-    if dt.tzinfo is None:  # SQLite hands back naive datetimes it stored as UTC
-        dt = dt.replace(tzinfo=timezone.utc)
-    return dt.isoformat().replace("+00:00", "Z")
+    return _aware(dt).isoformat().replace("+00:00", "Z")
+
+
+def _aware(dt: datetime) -> datetime:
+    """``dt`` in UTC: SQLite hands back naive datetimes it stored as UTC."""
+    return dt.replace(tzinfo=timezone.utc) if dt.tzinfo is None else dt
 
 
 # -- retention ----------------------------------------------------------------------

@@ -107,14 +107,15 @@ def test_a_malformed_key_is_400(new_game, key):
 
 def test_keys_belong_to_one_game_and_are_forgotten_after_a_day(new_game, db_app):
     from service.extensions import db
-    from service.models import IdempotencyRow, utcnow
+    from service.models import GameRow, IdempotencyRow, utcnow
 
     a, b = new_game("generala", ["Ana", "Beto"]), new_game("generala", ["Ceci", "Dani"])
     body = {"player": 0, "category": "ones", "scratch": True}
     assert post(a, "/turns", body).status_code == 201
     assert post(b, "/turns", body).status_code == 201   # the same key in another game is another request
-    with db_app.app_context():
+    with db_app.app_context():  # a day on: the games are as old as their keys
         db.session.execute(sa.update(IdempotencyRow).values(created_at=utcnow() - timedelta(hours=25)))
+        db.session.execute(sa.update(GameRow).values(created_at=utcnow() - timedelta(hours=25, minutes=5)))
         db.session.commit()
     a.turn(1, "ones", scratch=True)
     post(a, "/turns", {"player": 0, "category": "twos", "scratch": True}, key="fresh")  # clears the old keys
