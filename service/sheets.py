@@ -480,10 +480,10 @@ _READ_KEYED = select(GameRow, *_KEY_ROW.selected_columns).outerjoin(
     _KEYS, (_KEYS.c.game_id == GameRow.id) & (_KEYS.c.key == bindparam("key"))).where(GameRow.id == bindparam("game"))
 #: The keys of a game past their day.
 _FORGET = delete(_KEYS).where(_KEYS.c.game_id == bindparam("game"), _KEYS.c.created_at < bindparam("expired"))
-#: A write's answer under its key.
-_REMEMBER = insert(_KEYS).values(
-    {"game_id": bindparam("game"), **{c: bindparam(c) for c in ("key", "fingerprint", "status", "body", "etag",
-                                                                 "created_at")}})
+#: What a key's row holds beside its game...
+_STORED = ("key", "fingerprint", "status", "body", "etag", "created_at")
+#: ... stored: a write's answer under its key.
+_REMEMBER = insert(_KEYS).values({"game_id": bindparam("game"), **{c: bindparam(c) for c in _STORED}})
 #: PostgreSQL: both in one statement (the DELETE as a data-modifying WITH query).
 _REMEMBER_AND_FORGET = _REMEMBER.add_cte(_FORGET.cte("forgotten"))
 
@@ -590,9 +590,9 @@ def _turn_statement(turn: tuple[str, ...], entry: tuple[str, ...], boxes: int, o
             for i in range(boxes)]
     statement = insert(entries).from_select(["turn_id", *entry], union_all(*rows) if boxes > 1 else rows[0])
     if keyed:
-        stored = ("key", "fingerprint", "status", "body", "etag", "created_at")
         remembered = insert(_KEYS).from_select(
-            ["game_id", *stored], select(moved.c.id, *(bindparam(f"key_{c}", type_=_KEYS.c[c].type) for c in stored)))
+            ["game_id", *_STORED],
+            select(moved.c.id, *(bindparam(f"key_{c}", type_=_KEYS.c[c].type) for c in _STORED)))
         statement = statement.add_cte(remembered.cte("remembered"), _FORGET.cte("forgotten"))
     return statement.execution_options(preserve_rowcount=True)  # SQLAlchemy keeps an INSERT's count only if asked
 
