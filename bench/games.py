@@ -97,7 +97,8 @@ def make_games(port: int, count: int, players: int) -> "queue.SimpleQueue":
             assert status == 201, body
             made.put((f"/api/v1/games/{body['id']}/turns", {"Authorization": f"Bearer {body['token']}"}))
 
-    threads = [threading.Thread(target=maker, args=(count // 8 + (i < count % 8),)) for i in range(8)]
+    makers = min(8, count)
+    threads = [threading.Thread(target=maker, args=(count // makers + (i < count % makers),)) for i in range(makers)]
     for t in threads:
         t.start()
     for t in threads:
