@@ -29,4 +29,8 @@ def floor():
 
 
 with app.app_context():
-    FLOOR.create(db.engine, checkfirst=True)
+    # As a writer: every worker runs this at once, and two SQLite readers
+    # that both find no table then both try to write it (database is locked).
+    begin_write()
+    FLOOR.create(db.session.connection(), checkfirst=True)
+    db.session.commit()
