@@ -26,7 +26,7 @@ from sqlalchemy import bindparam, delete, func, insert, select, union_all, updat
 from sqlalchemy.orm.attributes import set_committed_value
 from sqlalchemy.exc import IntegrityError
 
-from .database import begin_write
+from .database import DriverStatement, begin_write, driver_connection
 from .extensions import db
 from .lru import LRU
 from .models import CorrectionRow, EntryRow, GameRow, IdempotencyRow, PlayerRow, RollOffRow, TurnRow, utcnow
@@ -446,14 +446,21 @@ def _remember(game: GameRow, state: Game, idem: Idempotency | None, answer: tupl
     if params is None:
         return
     conn = db.session.connection()
-    # A key is never older than its game: a game younger than a day has no key to forget.
-    old = _aware(game.created_at) < params["expired"]
+    old = _forgets(game, params)
     if _postgres():
         conn.execute(_REMEMBER_AND_FORGET if old else _REMEMBER, params)  # one round trip
         return
     if old:
         conn.execute(_FORGET, params)
     conn.execute(_REMEMBER, params)
+
+
+def _forgets(game: GameRow, keyed: dict | None) -> bool:
+    """Whether a write keyed with ``keyed`` (:func:`_key_params`) should forget the game's keys past their day.
+
+    A key is never older than its game: a game younger than a day has none.
+    """
+    return keyed is not None and _aware(game.created_at) < keyed["expired"]
 
 
 def _key_params(game: GameRow, state: Game, idem: Idempotency | None, answer: tuple | None) -> dict | None:
@@ -526,17 +533,18 @@ def entry_json(entry: EntryRow) -> dict[str, Any]:
             "bonus": entry.bonus or 0}
 
 
-def _write_play(game: GameRow, number: int, play: Play, outcome: dict[str, Any], expected: int | None = None,
-                keyed: dict | None = None) -> bool:
-    """Insert a played turn and its entries, and move the game on to ``outcome``.
+def _turn_writes(game: GameRow, number: int, play: Play, outcome: dict[str, Any], expected: int | None = None,
+                 keyed: dict | None = None) -> Callable[[], bool]:
+    """A played turn's writes, ready to run in the write transaction its caller begins.
 
-    Plain Core statements: the ORM's unit of work costs more here. On
-    PostgreSQL the writes go as one statement (:func:`_turn_statement`), one
-    round trip, with the answer under its key (``keyed``, from
-    :func:`_key_params`) if there is one; SQLite, in process, runs them one
-    by one and leaves the key to :func:`_remember`. ``expected``: write only if
-    the game is still at that version; False, with nothing written, when it
-    is not.
+    They insert the turn and its entries, move the game on to ``outcome``
+    and, with ``keyed`` (from :func:`_key_params`), store the answer under
+    its key. Everything is built before anything is locked. PostgreSQL: one
+    statement (:func:`_turn_statement`), one round trip. SQLite, in
+    process: the statements one by one, straight to the driver
+    (:class:`DriverStatement`), as few Python steps as can be inside the
+    lock every writer waits for. With ``expected``, the function writes
+    only if the game is still at that version, and says whether it wrote.
     """
     turn = {"game_id": game.id, "number": number, "player": play.player, "round": play.round,
             "dice": None if play.dice is None else list(play.dice), "served": play.served,
@@ -544,6 +552,7 @@ def _write_play(game: GameRow, number: int, play: Play, outcome: dict[str, Any],
     boxes = [{"game_id": game.id, "player": play.player, "box": p.category, "points": p.points,
               "scratch": p.scratch, "dice": None if p.dice is None else list(p.dice), "bonus": p.bonus}
              for p in play.boxes]
+    forget = _forgets(game, keyed)
     if _postgres():
         params = {f"turn_{k}": v for k, v in turn.items()} | {f"game_{k}": v for k, v in outcome.items()}
         params |= {"game": game.id, "expected": expected}
@@ -552,32 +561,51 @@ def _write_play(game: GameRow, number: int, play: Play, outcome: dict[str, Any],
         for i, box in enumerate(boxes):
             params |= {f"box{i}_{k}": v for k, v in box.items()}
         statement = _turn_statement(tuple(turn), tuple(boxes[0]), len(boxes), tuple(outcome), expected is not None,
-                                    keyed is not None)
-        return db.session.execute(statement, params).rowcount == len(boxes)
-    if not _move(game, outcome, expected):
-        return False
-    conn = db.session.connection()
-    turn_id = conn.execute(_INSERT_TURN, turn).scalar_one()
-    conn.execute(_INSERT_ENTRY, [{**box, "turn_id": turn_id} for box in boxes])
-    return True
+                                    keyed is not None, forget)
+        return lambda: db.session.execute(statement, params).rowcount == len(boxes)
+
+    move = DriverStatement.of(_move_statement(tuple(outcome), expected is not None), ())
+    moved = move.row({"game": game.id, "expected": expected} | {f"game_{k}": v for k, v in outcome.items()})
+    insert_turn = DriverStatement.of(_INSERT_TURN, tuple(turn))
+    turn_row = insert_turn.row(turn)
+    insert_entry = DriverStatement.of(_INSERT_ENTRY, ("turn_id", *boxes[0]))
+    at = insert_entry.names.index("turn_id")  # filled in once the turn has its id
+    entry_rows = [insert_entry.row({**box, "turn_id": None}) for box in boxes]
+    keys = []  # the answer under its key, once the key's past their day are forgotten
+    for statement in ((_FORGET,) if forget else ()) + ((_REMEMBER,) if keyed is not None else ()):
+        statement = DriverStatement.of(statement, ())
+        keys.append((statement, statement.row(keyed)))
+
+    def write() -> bool:
+        driver = driver_connection()
+        if move.run(driver, [moved]).rowcount != 1:
+            return False
+        turn_id = insert_turn.run(driver, [turn_row]).lastrowid
+        insert_entry.run(driver, [row[:at] + (turn_id,) + row[at + 1:] for row in entry_rows])
+        for statement, row in keys:
+            statement.run(driver, [row])
+        return True
+
+    return write
 
 
-_INSERT_TURN = insert(TurnRow.__table__).returning(TurnRow.__table__.c.id)
+_INSERT_TURN = insert(TurnRow.__table__)
 _INSERT_ENTRY = insert(EntryRow.__table__)
 
 
 @functools.cache
 def _turn_statement(turn: tuple[str, ...], entry: tuple[str, ...], boxes: int, outcome: tuple[str, ...],
-                    guarded: bool, keyed: bool):
+                    guarded: bool, keyed: bool, forget: bool):
     """PostgreSQL: a turn, its ``boxes`` entries and the game's update in one statement, built once per shape.
 
-    ``turn``, ``entry`` and ``outcome`` name the columns :func:`_write_play`
+    ``turn``, ``entry`` and ``outcome`` name the columns :func:`_turn_writes`
     fills, so the statement always writes what the SQLite path writes. The
     game's update, the turn and (``keyed``) the answer under its key are
     data-modifying WITH queries, each row taken from the one before: with
     ``guarded``, the game moves only from version ``expected``, and if it
     does not, nothing else is written either (the statement inserts no
-    entry). Bound parameters only, so each request just fills them in.
+    entry). With ``forget``, the game's keys past their day are deleted too.
+    Bound parameters only, so each request just fills them in.
     """
     turns, entries, games = TurnRow.__table__, EntryRow.__table__, GameRow.__table__
     where = [games.c.id == bindparam("game")] + ([games.c.version == bindparam("expected")] if guarded else [])
@@ -593,7 +621,7 @@ def _turn_statement(turn: tuple[str, ...], entry: tuple[str, ...], boxes: int, o
         remembered = insert(_KEYS).from_select(
             ["game_id", *_STORED],
             select(moved.c.id, *(bindparam(f"key_{c}", type_=_KEYS.c[c].type) for c in _STORED)))
-        statement = statement.add_cte(remembered.cte("remembered"), _FORGET.cte("forgotten"))
+        statement = statement.add_cte(remembered.cte("remembered"), *([_FORGET.cte("forgotten")] if forget else []))
     return statement.execution_options(preserve_rowcount=True)  # SQLAlchemy keeps an INSERT's count only if asked
 
 
@@ -612,9 +640,8 @@ def record_turn(game_id: str, token: str | None, if_match: Any, data: dict[str, 
             return done
     game = _lock(game_id, token, if_match, idem)
     state, play, outcome = _played(game, data)
-    _write_play(game, state.turns, play, outcome)
-    _show(game, outcome)
-    _remember(game, state, idem)
+    _show(game, outcome)  # before the answer under a key is rendered
+    _turn_writes(game, state.turns, play, outcome, keyed=_key_params(game, state, idem, None))()
     _commit(game, state)
     return game, state
 
@@ -670,14 +697,11 @@ def _turn_unlocked(game_id: str, token: str | None, if_match: Any, data: dict[st
 def _store(game: GameRow, state: Game, play: Play, outcome: dict[str, Any], expected: int, idem: Idempotency | None,
            answer: tuple | None, postgres: bool) -> bool:
     """The writes of :func:`_turn_unlocked`, if the game is still at version ``expected``."""
-    if postgres:
-        return _write_play(game, state.turns, play, outcome, expected, _key_params(game, state, idem, answer))
-    db.session.rollback()  # the read ends; the write begins as a writer
-    begin_write()
-    if not _write_play(game, state.turns, play, outcome, expected):
-        return False
-    _remember(game, state, idem, answer)
-    return True
+    write = _turn_writes(game, state.turns, play, outcome, expected, _key_params(game, state, idem, answer))
+    if not postgres:
+        db.session.rollback()  # the read ends; the write begins as a writer
+        begin_write()
+    return write()
 
 
 @_writes

@@ -243,3 +243,33 @@ def test_healthz_needs_no_database(tmp_path):
     assert r.status_code == 200 and r.get_json() == {"status": "ok"}
     _unavailable(app.test_client().get("/readyz"))
     _unavailable(app.test_client().get("/api/v1/games/abc"))
+
+
+@pytest.mark.parametrize("key", [None, "a-tap"])
+def test_sqlite_a_turn_failing_mid_write_is_503_and_stores_nothing(sqlite_app, key):
+    """A turn's statements go to the driver itself (sheets._turn_writes); its errors still become SQLAlchemy's.
+
+    The entries' table vanishes behind the app's back, so the turn's third
+    statement fails after the game has moved: a 503, the game as it was,
+    the key not kept; once the table is back, the same request is stored.
+    """
+    _, client, path = sqlite_app
+    names = ["Guillermina Fernández de la Serna Ortiz", "李小龍", "Đặng Thị Ngọc Hân Nguyễn Phạm Trần Lê Võ",
+             "أحمد بن محمد بن عبد الله الهاشمي القرشي", "Αλέξανδρος Παπαδόπουλος-Καραμανλής Βλ", "Zoë"]
+    game = Table(client, client.post("/api/v1/games", json={"variant": "generala", "players": names}).get_json())
+    first = game.body["first_player"]
+    game.turn(first, "ones", [1, 1, 2, 3, 4])
+    before = game.get()
+    other = sqlite3.connect(path, isolation_level=None)
+    headers = {**game.auth, **({"Idempotency-Key": key} if key else {})}
+    turn = {"player": (first + 1) % 6, "category": "ones", "dice": [1, 2, 2, 3, 4]}
+    try:
+        other.execute("ALTER TABLE entries RENAME TO entries_away")
+        _unavailable(client.post(game.url("/turns"), json=turn, headers=headers))
+    finally:
+        other.execute("ALTER TABLE entries_away RENAME TO entries")
+        other.close()
+    assert game.get() == before
+    r = client.post(game.url("/turns"), json=turn, headers=headers)
+    assert r.status_code == 201, r.get_json()
+    assert r.get_json()["version"] == before["version"] + 1

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 import pytest
+import sqlalchemy as sa
 
 from service.extensions import db
 from service.models import GameRow
@@ -305,3 +306,42 @@ def test_a_row_the_database_refuses_mid_write_is_a_409_and_keeps_nothing(new_gam
         assert db.session.query(TurnRow).filter_by(game_id=table.id).count() == 2
         assert db.session.query(IdempotencyRow).filter_by(game_id=table.id).count() == 0
     table.turn(first, "threes", [3, 3, 1, 2, 4])  # the game goes on
+
+
+def test_a_turn_is_stored_as_the_orm_stores_it(new_game, db_app):
+    """A turn's rows are written by SQL of its own (SQLite: straight to the driver); the ORM reads them as its own.
+
+    A correction rewrites the turn's entries through the ORM: the rows
+    before and after are the same text, column by column; the turn's time,
+    dice and served flag read back as written, and a kept copy of the dice
+    (the correction's) is stored alike.
+    """
+    from service.models import CorrectionRow, TurnRow
+
+    names = ["Guillermina Fernández de la Serna Ortiz", "李小龍", "أحمد بن محمد بن عبد الله الهاشمي القرشي",
+             "Đặng Thị Ngọc Hân Nguyễn Phạm Trần Lê Võ", "Αλέξανδρος Παπαδόπουλος-Καραμανλής Βλ", "Zoë"]
+    table = new_game("double-cameroon", names, first_rolls=[6, 1, 2, 3, 4, 5])
+    dice = [2, 3, 4, 5, 6, 1, 1, 1, 4, 5]
+    r = table.client.post(table.url("/turns"), headers=table.auth, json={"player": table.body["first_player"], "dice": dice, "boxes": [
+        {"category": "big_cameroon", "dice": dice[:5]}, {"category": "ones", "dice": dice[5:], "scratch": False}]})
+    assert r.status_code == 201, r.get_json()
+    text = sa.text("SELECT player, box, CAST(points AS TEXT), CAST(scratch AS TEXT), CAST(dice AS TEXT), "
+                   "CAST(bonus AS TEXT) FROM entries ORDER BY box")
+    with db_app.app_context():
+        written = db.session.execute(text).all()
+        turn = db.session.query(TurnRow).one()
+        game = db.session.get(GameRow, table.id)
+        assert turn.dice == dice and turn.served is False and turn.round == 1
+        assert turn.recorded_at == game.updated_at
+        assert [(e.box, e.points, e.scratch, e.dice, e.bonus) for e in turn.entries] == [
+            ("big_cameroon", 30, False, dice[:5], 0), ("ones", 3, False, dice[5:], 0)]
+        recorded, turn_dice = db.session.execute(sa.text("SELECT CAST(recorded_at AS TEXT), CAST(dice AS TEXT) "
+                                                         "FROM turns")).one()
+    table.correct(1, served=True)
+    with db_app.app_context():
+        assert db.session.execute(text).all() == written  # rewritten by the ORM, stored alike
+        kept = db.session.query(CorrectionRow).one()
+        assert kept.dice == dice and kept.recorded_at == turn.recorded_at
+        stamp = r"\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(\.\d+)?"
+        assert re.fullmatch(stamp + r"(\+00(:00)?)?", recorded), recorded
+        assert db.session.scalar(sa.text("SELECT CAST(dice AS TEXT) FROM corrections")) == turn_dice
