@@ -571,7 +571,7 @@ def _turn_writes(game: GameRow, number: int, play: Play, outcome: dict[str, Any]
     insert_entry = DriverStatement.of(_INSERT_ENTRY, ("turn_id", *boxes[0]))
     at = insert_entry.names.index("turn_id")  # filled in once the turn has its id
     entry_rows = [insert_entry.row({**box, "turn_id": None}) for box in boxes]
-    keys = []  # the answer under its key, once the key's past their day are forgotten
+    keys = []  # the answer under its key, once the keys past their day are forgotten
     for statement in ((_FORGET,) if forget else ()) + ((_REMEMBER,) if keyed is not None else ()):
         statement = DriverStatement.of(statement, ())
         keys.append((statement, statement.row(keyed)))
