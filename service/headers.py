@@ -32,11 +32,13 @@ def secure(response: Response) -> Response:
         add("X-Content-Type-Options", "nosniff")
     if "referrer-policy" not in have:
         add("Referrer-Policy", "no-referrer")
-    if "cache-control" not in have:
+    stored = "cache-control" in have  # the view says how a cache may keep it
+    if not stored:
         # An answer to a write, a score, an error: never stored by a cache.
         add("Cache-Control", "no-store")
-    if compressible and "vary" not in have:
-        add("Vary", "Accept-Encoding")  # what a shared cache must key this answer by
+    if compressible and stored and "vary" not in have:
+        # What a cache must key this answer by; one that no cache stores needs no key.
+        add("Vary", "Accept-Encoding")
     if (mimetype.endswith("json") or mimetype == "application/yaml") and "content-security-policy" not in have:
         add("Content-Security-Policy", API_CSP)
     if mimetype in ("text/html", "application/pdf") and "x-frame-options" not in have:

@@ -38,8 +38,10 @@ def test_api_answers_are_data_and_not_stored_unless_meant_to_be(client, method, 
     cache = r.headers["Cache-Control"]
     if url in ("/api/v1/variants", "/openapi.yaml"):
         assert "max-age" in cache and r.headers["ETag"]   # cacheable, with a validator
+        assert "Accept-Encoding" in r.headers["Vary"]  # and keyed by the encoding a cache holds
     else:
         assert cache == "no-store"
+        assert "Vary" not in r.headers  # nothing keys an answer no cache keeps
 
 
 def test_static_files_are_cacheable_with_validators(client):
