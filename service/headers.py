@@ -30,8 +30,6 @@ def secure(response: Response) -> Response:
     add = response.headers.add
     if "x-content-type-options" not in have:
         add("X-Content-Type-Options", "nosniff")
-    if "referrer-policy" not in have:
-        add("Referrer-Policy", "no-referrer")
     stored = "cache-control" in have  # the view says how a cache may keep it
     if not stored:
         # An answer to a write, a score, an error: never stored by a cache.
@@ -41,8 +39,16 @@ def secure(response: Response) -> Response:
         add("Vary", "Accept-Encoding")
     if (mimetype.endswith("json") or mimetype == "application/yaml") and "content-security-policy" not in have:
         add("Content-Security-Policy", API_CSP)
-    if mimetype in ("text/html", "application/pdf") and "x-frame-options" not in have:
-        add("X-Frame-Options", "DENY")
+    if mimetype in ("text/html", "application/pdf") and response.status_code != 304:
+        # A document: it may be framed, and the requests it makes (links,
+        # its own files) would tell where it came from. Data does neither,
+        # and every header costs each answer a few us on the server and on
+        # the client. (A 304 has no body, and no type of its own: the
+        # headers of the answer the client kept still apply.)
+        if "x-frame-options" not in have:
+            add("X-Frame-Options", "DENY")
+        if "referrer-policy" not in have:
+            add("Referrer-Policy", "no-referrer")
     return response
 
 

@@ -35,9 +35,8 @@ from .sheets import iso_stored
 #: A game's own URL, as the API names it (ids are short URL-safe strings).
 GAME = re.compile(r"/api/v1/games/([A-Za-z0-9_-]{1,32})/?")
 
-#: The headers of the view's 304 (service.headers adds the last two to every answer).
-HEADERS = [("Cache-Control", "no-cache"), ("Vary", "Accept-Encoding"), ("X-Content-Type-Options", "nosniff"),
-           ("Referrer-Policy", "no-referrer")]
+#: The headers of the view's 304 (service.headers adds the last one to every answer).
+HEADERS = [("Cache-Control", "no-cache"), ("Vary", "Accept-Encoding"), ("X-Content-Type-Options", "nosniff")]
 
 #: What a 200 adds to those (service.headers gives every JSON answer this policy).
 BODY_HEADERS = [("Content-Type", "application/json"), ("Content-Security-Policy", API_CSP)]

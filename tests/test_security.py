@@ -23,6 +23,12 @@ def test_the_page_allows_only_itself_and_no_framing(client):
         assert r.headers["Referrer-Policy"] == "no-referrer"
 
 
+def test_a_pdf_is_a_document_too(client):
+    r = client.get("/api/v1/variants/generala/sheet.pdf")
+    assert r.status_code == 200 and r.mimetype == "application/pdf"
+    assert r.headers["X-Frame-Options"] == "DENY" and r.headers["Referrer-Policy"] == "no-referrer"
+
+
 @pytest.mark.parametrize(("method", "url", "body"), [
     ("POST", "/api/v1/score", {"variant": "generala", "dice": [1, 2, 3, 4, 5]}),
     ("POST", "/api/v1/score", {"variant": "generala", "dice": [1, 2, 3, 4, 9]}),
@@ -35,6 +41,8 @@ def test_api_answers_are_data_and_not_stored_unless_meant_to_be(client, method, 
     r = client.open(url, method=method, json=body)
     assert r.headers["X-Content-Type-Options"] == "nosniff"
     assert r.headers["Content-Security-Policy"].startswith("default-src 'none'")
+    # Data is never framed and makes no requests: the document-only headers would only cost.
+    assert "X-Frame-Options" not in r.headers and "Referrer-Policy" not in r.headers
     cache = r.headers["Cache-Control"]
     if url in ("/api/v1/variants", "/openapi.yaml"):
         assert "max-age" in cache and r.headers["ETag"]   # cacheable, with a validator
