@@ -340,9 +340,9 @@ class DriverStatement:
     the database waits for. SQLAlchemy's execute spends about 45 us a
     statement around the driver's 15-30 us (its cache lookup, its execution
     context, a result object); a turn's three statements so spent more in
-    the lock than its COMMIT did. Parameters are converted by the columns'
-    own bind processors, as SQLAlchemy converts them, so what is stored is
-    the same; and do so in :meth:`row`, before the lock is taken.
+    the lock than its COMMIT did. :meth:`row` converts the parameters with
+    the columns' own bind processors, as SQLAlchemy would, so what is
+    stored is the same; it runs before the lock is taken.
     """
 
     _built: dict[tuple, "DriverStatement"] = {}
