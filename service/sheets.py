@@ -234,16 +234,19 @@ def _apply_outcome(game: GameRow, state: Game) -> None:
     _show(game, values)
 
 
-def _move(game: GameRow, values: dict[str, Any], expected: int | None = None) -> bool:
-    """The one UPDATE of the game row that every write makes; with ``expected``, only from that version.
+def _move(game: GameRow, values: dict[str, Any]) -> None:
+    """The one UPDATE of the game row that every write makes, on the game this write has locked.
 
-    Whether the row moved (unguarded, it always does: the game is locked).
     Core statements run on the session's connection, not through the
     session: its ORM layer costs about 20 us a statement, inside SQLite's
-    write lock.
+    write lock. (A turn moves the game in :func:`_turn_writes`.)
     """
-    params = {"game": game.id, "expected": expected} | {f"game_{k}": v for k, v in values.items()}
-    return db.session.connection().execute(_move_statement(tuple(values), expected is not None), params).rowcount == 1
+    db.session.connection().execute(_move_statement(tuple(values), False), _move_params(game, values))
+
+
+def _move_params(game: GameRow, values: dict[str, Any], expected: int | None = None) -> dict[str, Any]:
+    """The parameters of :func:`_move_statement`: the game, the version it must be at, its new ``values``."""
+    return {"game": game.id, "expected": expected} | {f"game_{k}": v for k, v in values.items()}
 
 
 @functools.cache
@@ -554,8 +557,7 @@ def _turn_writes(game: GameRow, number: int, play: Play, outcome: dict[str, Any]
              for p in play.boxes]
     forget = _forgets(game, keyed)
     if _postgres():
-        params = {f"turn_{k}": v for k, v in turn.items()} | {f"game_{k}": v for k, v in outcome.items()}
-        params |= {"game": game.id, "expected": expected}
+        params = {f"turn_{k}": v for k, v in turn.items()} | _move_params(game, outcome, expected)
         if keyed is not None:  # prefixed: a bare "created_at" would join the game's SET clause
             params |= {f"key_{k}": v for k, v in keyed.items()} | {"expired": keyed["expired"]}
         for i, box in enumerate(boxes):
@@ -565,7 +567,7 @@ def _turn_writes(game: GameRow, number: int, play: Play, outcome: dict[str, Any]
         return lambda: db.session.execute(statement, params).rowcount == len(boxes)
 
     move = DriverStatement.of(_move_statement(tuple(outcome), expected is not None), ())
-    moved = move.row({"game": game.id, "expected": expected} | {f"game_{k}": v for k, v in outcome.items()})
+    moved = move.row(_move_params(game, outcome, expected))
     insert_turn = DriverStatement.of(_INSERT_TURN, tuple(turn))
     turn_row = insert_turn.row(turn)
     insert_entry = DriverStatement.of(_INSERT_ENTRY, ("turn_id", *boxes[0]))
@@ -607,10 +609,8 @@ def _turn_statement(turn: tuple[str, ...], entry: tuple[str, ...], boxes: int, o
     entry). With ``forget``, the game's keys past their day are deleted too.
     Bound parameters only, so each request just fills them in.
     """
-    turns, entries, games = TurnRow.__table__, EntryRow.__table__, GameRow.__table__
-    where = [games.c.id == bindparam("game")] + ([games.c.version == bindparam("expected")] if guarded else [])
-    moved = update(games).where(*where).values({c: bindparam(f"game_{c}") for c in outcome}) \
-        .returning(games.c.id).cte("moved")
+    turns, entries = TurnRow.__table__, EntryRow.__table__
+    moved = _move_statement(outcome, guarded).returning(GameRow.__table__.c.id).cte("moved")
     written = insert(turns).from_select(
         list(turn), select(*(bindparam(f"turn_{c}", type_=turns.c[c].type) for c in turn)).select_from(moved)) \
         .returning(turns.c.id).cte("written")
