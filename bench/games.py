@@ -303,5 +303,6 @@ def main() -> None:
             print(f"  ratio 10,000 / 100: p50 {statistics.median(p50r):.2f} [{min(p50r):.2f}-{max(p50r):.2f}]   "
                   f"p99 {statistics.median(p99r):.2f} [{min(p99r):.2f}-{max(p99r):.2f}]   (target <= 1.2)")
 
+
 if __name__ == "__main__":
     main()

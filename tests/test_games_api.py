@@ -322,8 +322,10 @@ def test_a_turn_is_stored_as_the_orm_stores_it(new_game, db_app):
              "Đặng Thị Ngọc Hân Nguyễn Phạm Trần Lê Võ", "Αλέξανδρος Παπαδόπουλος-Καραμανλής Βλ", "Zoë"]
     table = new_game("double-cameroon", names, first_rolls=[6, 1, 2, 3, 4, 5])
     dice = [2, 3, 4, 5, 6, 1, 1, 1, 4, 5]
-    r = table.client.post(table.url("/turns"), headers=table.auth, json={"player": table.body["first_player"], "dice": dice, "boxes": [
-        {"category": "big_cameroon", "dice": dice[:5]}, {"category": "ones", "dice": dice[5:], "scratch": False}]})
+    r = table.client.post(table.url("/turns"), headers=table.auth, json={
+        "player": table.body["first_player"], "dice": dice,
+        "boxes": [{"category": "big_cameroon", "dice": dice[:5]},
+                  {"category": "ones", "dice": dice[5:], "scratch": False}]})
     assert r.status_code == 201, r.get_json()
     text = sa.text("SELECT player, box, CAST(points AS TEXT), CAST(scratch AS TEXT), CAST(dice AS TEXT), "
                    "CAST(bonus AS TEXT) FROM entries ORDER BY box")
