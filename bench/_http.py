@@ -58,7 +58,8 @@ def gunicorn(app: str, workers: int = SERVE_WORKERS, worker_class: str = "sync",
     """
     port = free_port()
     cmd = [sys.executable, "-m", "gunicorn", "--bind", f"127.0.0.1:{port}", "--workers", str(workers),
-           "--worker-class", worker_class, "--threads", str(threads), "--log-level", "warning", app]
+           "--worker-class", worker_class, "--threads", str(threads), "--log-level", "warning",
+           "--no-control-socket", app]  # as service/gunicorn_conf.py: two instances must not share one
     proc = subprocess.Popen(cmd, cwd=ROOT, env={**os.environ, **(env or {})}, start_new_session=True)
     server = Server(proc, port)
     try:
