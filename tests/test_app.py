@@ -2,7 +2,49 @@
 
 from __future__ import annotations
 
+import json
+import threading
+
+import flask.app
 import pytest
+from flask import jsonify
+
+from service.extensions import db
+
+SIX = [name[:40].ljust(40, ".") for name in (
+    "Ana María Castañeda Villanueva de la Sierra", "Ωμέγα Παπαδοπούλου-Χατζηγεωργίου Αλεξάνδρα",
+    "Дмитрий Александрович Воскресенский-Соколов", "شهرزاد عبد الرحمن الحسيني البغدادي الكبيرة",
+    "山田太郎左衛門之助藤原朝臣源平橘山田太郎左衛門之助藤原朝臣源平橘山田太郎左衛門之助藤原",
+    "Beto 🎲🎲🎲🎲🎲 el de los dados de la mesa del fondo")]
+
+
+def test_json_answers_are_written_as_flask_writes_them(app):
+    body = {"zeta": 1, "alfa": "Castañeda 🎲", "lista": [1.5, None, True], "anidado": {"b": 2, "a": 1}}
+    with app.test_request_context():
+        text = jsonify(body).get_data(as_text=True)
+        # Compact, keys in the order made, non-ASCII escaped: as Flask's default provider with sort_keys off.
+        assert text == json.dumps(body, separators=(",", ":")) + "\n"
+        assert app.json.dumps(body) == json.dumps(body)
+        assert app.json.dumps(body, indent=2) == json.dumps(body, indent=2)
+        app.debug = True  # for people: indented, as Flask does in debug
+        assert jsonify(body).get_data(as_text=True) == json.dumps(body, indent=2) + "\n"
+
+
+def test_whether_a_hook_is_a_coroutine_is_asked_once_per_function(client, monkeypatch):
+    asked = []
+    real = flask.app.iscoroutinefunction
+    monkeypatch.setattr(flask.app, "iscoroutinefunction", lambda f: asked.append(f) or real(f))
+    roll = {"variant": "generala", "dice": [1, 2, 3, 4, 5]}
+    assert client.post("/api/v1/score", json=roll).status_code == 200
+    first = len(asked)
+    for _ in range(3):
+        assert client.post("/api/v1/score", json=roll).status_code == 200
+    # The view and every hook were asked about on the first request (unless an
+    # earlier test's request did), never again, and the hooks still ran.
+    assert len(asked) == first
+    r = client.post("/api/v1/score", json=roll)
+    assert r.headers["Cache-Control"] == "no-store" and r.headers["X-Content-Type-Options"] == "nosniff"
+
 
 @pytest.mark.parametrize(("body", "compressed"), [
     ({"variant": "generala", "dice": [1, 2, 3, 4, 5]}, False),  # a score: ~200 bytes
