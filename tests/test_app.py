@@ -18,6 +18,50 @@ SIX = [name[:40].ljust(40, ".") for name in (
     "Beto 🎲🎲🎲🎲🎲 el de los dados de la mesa del fondo")]
 
 
+def sessions() -> dict:
+    """Flask-SQLAlchemy's open sessions, by app context."""
+    return db.session.registry.registry
+
+
+def test_a_request_that_used_the_database_closes_its_session(db_app, new_game):
+    table = new_game("generala", SIX)
+    assert not sessions()
+    for seat in range(6):
+        table.turn(seat, "ones", [1, 1, 2, 3, 4])
+        # The turn's session was closed and its connection is back in the pool.
+        assert not sessions()
+        with db_app.app_context():
+            assert db.engine.pool.checkedout() == 0
+    assert table.get()["players"][5]["total"] == 2
+
+
+def test_a_session_held_elsewhere_is_left_alone_and_ours_is_still_closed(db_app, new_game):
+    """Another app context (a thread of the same worker) holding a session: requests close only their own."""
+    table = new_game("generala", SIX[:2])
+    held, release, done = threading.Event(), threading.Event(), {}
+
+    def other_request():
+        with db_app.app_context():
+            done["session"] = db.session()
+            db.session.execute(db.text("SELECT 1"))
+            held.set()
+            release.wait(10)
+            done["alive"] = db.session() is done["session"]  # still this context's session
+
+    thread = threading.Thread(target=other_request)
+    thread.start()
+    assert held.wait(10)
+    try:
+        score = table.client.post("/api/v1/score", json={"variant": "generala", "dice": [6, 6, 6, 6, 6]})
+        assert score.status_code == 200  # used no session
+        table.turn(0, "sixes", [6, 6, 6, 1, 2])  # used one, and closed it
+        assert list(sessions().values()) == [done["session"]]
+    finally:
+        release.set()
+        thread.join(10)
+    assert done["alive"] and not sessions()
+
+
 def test_json_answers_are_written_as_flask_writes_them(app):
     body = {"zeta": 1, "alfa": "Castañeda 🎲", "lista": [1.5, None, True], "anidado": {"b": 2, "a": 1}}
     with app.test_request_context():
