@@ -100,12 +100,12 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     migrate.init_app(app, db, directory=str(MIGRATIONS))
     database.init_app(app)
     errors.init_app(app)
-    headers.init_app(app)
-    # Compression runs inside headers.secure, only where it can apply (not on a 304);
+    # Compression runs inside headers.Secure, only where it can apply (not on a 304);
     # COMPRESS_REGISTER=False (tests) turns it off.
     app.config["COMPRESS_ANSWERS"] = app.config.get("COMPRESS_REGISTER", True)
     app.config["COMPRESS_REGISTER"] = False
     compress.init_app(app)
+    headers.init_app(app)
     cli.init_app(app)
     advice.init_app(app)
 

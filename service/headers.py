@@ -15,66 +15,64 @@ from .extensions import compress
 API_CSP = "default-src 'none'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'"
 
 
-def secure(response: Response) -> Response:
-    """Compress what is worth it, then add the headers that fit this response, keeping any the view set.
+class Secure:
+    """Compress what is worth it, then add the headers that fit each response, keeping any the view set.
 
     One hook for both, and header names looked at once: werkzeug answers a
     missing header by raising an exception, which on a 304 costs more than the
-    rest of the answer.
+    rest of the answer. Made once per app, with what it needs of the app's
+    settings: every answer passes here.
     """
-    mimetype = response.mimetype or ""
-    compressible = mimetype in _compressible()
-    have = {name.lower() for name in response.headers.keys()}
-    if compressible and 200 <= response.status_code < 300 and request.environ.get("HTTP_ACCEPT_ENCODING") \
-            and not _too_short(response, have):
-        response = compress.after_request(response)
+
+    def __init__(self, app: Flask) -> None:
+        on = app.config.get("COMPRESS_ANSWERS", True)
+        #: The types compressed (none with compression off).
+        self.compressible = frozenset(app.config["COMPRESS_MIMETYPES"]) if on else frozenset()
+        #: Flask-Compress declines shorter answers.
+        self.min_size = int(app.config["COMPRESS_MIN_SIZE"])
+
+    def __call__(self, response: Response) -> Response:
+        mimetype = response.mimetype or ""
+        compressible = mimetype in self.compressible
         have = {name.lower() for name in response.headers.keys()}
-    add = response.headers.add
-    if "x-content-type-options" not in have:
-        add("X-Content-Type-Options", "nosniff")
-    stored = "cache-control" in have  # the view says how a cache may keep it
-    if not stored:
-        # An answer to a write, a score, an error: never stored by a cache.
-        add("Cache-Control", "no-store")
-    if compressible and stored and "vary" not in have:
-        # What a cache must key this answer by; one that no cache stores needs no key.
-        add("Vary", "Accept-Encoding")
-    if (mimetype.endswith("json") or mimetype == "application/yaml") and "content-security-policy" not in have:
-        add("Content-Security-Policy", API_CSP)
-    if mimetype in ("text/html", "application/pdf") and response.status_code != 304:
-        # A document: it may be framed, and the requests it makes (links,
-        # its own files) would tell where it came from. Data does neither,
-        # and every header costs each answer a few us on the server and on
-        # the client. (A 304 has no body, and no type of its own: the
-        # headers of the answer the client kept still apply.)
-        if "x-frame-options" not in have:
-            add("X-Frame-Options", "DENY")
-        if "referrer-policy" not in have:
-            add("Referrer-Policy", "no-referrer")
-    return response
+        if compressible and 200 <= response.status_code < 300 and not self._too_short(response, have) \
+                and request.environ.get("HTTP_ACCEPT_ENCODING"):
+            response = compress.after_request(response)
+            have = {name.lower() for name in response.headers.keys()}
+        add = response.headers.add
+        if "x-content-type-options" not in have:
+            add("X-Content-Type-Options", "nosniff")
+        stored = "cache-control" in have  # the view says how a cache may keep it
+        if not stored:
+            # An answer to a write, a score, an error: never stored by a cache.
+            add("Cache-Control", "no-store")
+        if compressible and stored and "vary" not in have:
+            # What a cache must key this answer by; one that no cache stores needs no key.
+            add("Vary", "Accept-Encoding")
+        if (mimetype.endswith("json") or mimetype == "application/yaml") and "content-security-policy" not in have:
+            add("Content-Security-Policy", API_CSP)
+        if mimetype in ("text/html", "application/pdf") and response.status_code != 304:
+            # A document: it may be framed, and the requests it makes (links,
+            # its own files) would tell where it came from. Data does neither,
+            # and every header costs each answer a few us on the server and on
+            # the client. (A 304 has no body, and no type of its own: the
+            # headers of the answer the client kept still apply.)
+            if "x-frame-options" not in have:
+                add("X-Frame-Options", "DENY")
+            if "referrer-policy" not in have:
+                add("Referrer-Policy", "no-referrer")
+        return response
 
+    def _too_short(self, response: Response, have: set[str]) -> bool:
+        """Whether the answer's length is known and below COMPRESS_MIN_SIZE, so Flask-Compress would decline it.
 
-def _too_short(response: Response, have: set[str]) -> bool:
-    """Whether the answer's length is known and below COMPRESS_MIN_SIZE, so Flask-Compress would decline it.
-
-    A score, a turn's answer, most errors: a few hundred bytes. Asking
-    Flask-Compress costs about 12 us a request, to be told no and be given a
-    ``Vary`` no cache needs (a ``no-store`` answer) or that :func:`secure`
-    adds anyway (a cacheable one).
-    """
-    length = response.content_length if "content-length" in have else None
-    return length is not None and length < current_app.config["COMPRESS_MIN_SIZE"]
-
-
-def _compressible() -> frozenset[str]:
-    """The types compressed (none with compression off), as a set made once."""
-    config = current_app.config
-    found = config.get("_COMPRESS_SET")
-    if found is None:
-        found = config["_COMPRESS_SET"] = frozenset(config["COMPRESS_MIMETYPES"]) \
-            if config.get("COMPRESS_ANSWERS", True) else frozenset()
-    return found
-
+        A score, a turn's answer, most errors: a few hundred bytes. Asking
+        Flask-Compress costs about 12 us a request, to be told no and be given a
+        ``Vary`` no cache needs (a ``no-store`` answer) or that :class:`Secure`
+        adds anyway (a cacheable one).
+        """
+        length = response.content_length if "content-length" in have else None
+        return length is not None and length < self.min_size
 
 
 def check_host() -> None:
@@ -84,7 +82,10 @@ def check_host() -> None:
 
 
 def init_app(app: Flask) -> None:
-    """Apply :func:`secure` to every response, errors included; with TRUSTED_HOSTS, check the Host."""
+    """Apply :class:`Secure` to every response, errors included; with TRUSTED_HOSTS, check the Host.
+
+    After the compression settings are final (``COMPRESS_ANSWERS``).
+    """
     if app.config.get("TRUSTED_HOSTS"):
         app.before_request(check_host)
-    app.after_request(secure)
+    app.after_request(Secure(app))

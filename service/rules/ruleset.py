@@ -8,10 +8,11 @@ Scoring one group in one box is :meth:`Box.points`; everything here calls it.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from itertools import combinations
-from typing import TYPE_CHECKING, Any, Iterable, Mapping, NamedTuple, Sequence
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from .boxes import (FACES, FIXED, NUMBER, SUM, Always, Box, Counts, FullHouse, OfAKind, Pairs, Pattern, Run, RunOf,
                     count, straight_runs, total)
@@ -274,7 +275,7 @@ class RuleSet:
         """
         if sheet is None:
             sheet = {}
-        if not isinstance(sheet, Mapping):
+        if type(sheet) is not dict and not isinstance(sheet, Mapping):  # a dict, but for the abc's cost
             raise InvalidSheetError("sheet must map box ids to recorded points.", "sheet")
         possible = self.possible_points
         for box_id, pts in sheet.items():
