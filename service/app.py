@@ -53,15 +53,20 @@ class Anotador(Flask):
         super().__init__(*args, **kwargs)
         self._sync: dict[Any, Any] = {}
 
+    #: Functions remembered at most: the views, hooks and handlers are a few
+    #: dozen; a function made per request (after_this_request) must not grow it.
+    SYNC_KEPT = 512
+
     def ensure_sync(self, func):  # noqa: D102 - Flask's, remembered
         # Flask asks inspect whether each view, hook and teardown is a
         # coroutine function, on every call: about 1 us each, three or more
         # a request. The answer never changes for a function.
-        try:
-            return self._sync[func]
-        except KeyError:
-            found = self._sync[func] = super().ensure_sync(func)
-            return found
+        found = self._sync.get(func)
+        if found is None:
+            found = super().ensure_sync(func)
+            if len(self._sync) < self.SYNC_KEPT:
+                self._sync[func] = found
+        return found
 
 
 class NoSessions(SessionInterface):

@@ -90,6 +90,23 @@ def test_whether_a_hook_is_a_coroutine_is_asked_once_per_function(client, monkey
     assert r.headers["Cache-Control"] == "no-store" and r.headers["X-Content-Type-Options"] == "nosniff"
 
 
+def test_functions_made_per_request_are_not_all_remembered(app):
+    from flask import after_this_request
+
+    @app.get("/made-per-request")
+    def made():
+        @after_this_request
+        def stamp(response):  # a new function every request
+            response.headers["X-Stamp"] = "1"
+            return response
+        return jsonify(ok=True)
+
+    client = app.test_client()
+    for _ in range(app.SYNC_KEPT + 50):
+        assert client.get("/made-per-request").headers["X-Stamp"] == "1"
+    assert len(app._sync) <= app.SYNC_KEPT
+
+
 @pytest.mark.parametrize(("body", "compressed"), [
     ({"variant": "generala", "dice": [1, 2, 3, 4, 5]}, False),  # a score: ~200 bytes
     ({"variant": "generala", "dice": [1, 2, 3, 4, 9]}, False),  # a problem
