@@ -23,7 +23,8 @@ class JSONProvider(DefaultJSONProvider):
     """Flask's JSON, keys in the order made, with its two encoders made once.
 
     ``json.dumps`` with any argument builds a new encoder on every call: on
-    a score, that was the dearest part of writing the answer.
+    a score, that was the dearest part of writing the answer. Its settings
+    (``ensure_ascii``, ``sort_keys``) are therefore set here, on the class.
     """
 
     sort_keys = False  # keep sheet order and the documented field order
@@ -48,14 +49,13 @@ class Anotador(Flask):
     """Flask, with what it checks on every call of a view or hook checked once per function."""
 
     json_provider_class = JSONProvider
+    #: Functions remembered at most: the views, hooks and handlers are a few
+    #: dozen; a function made per request (after_this_request) must not grow it.
+    SYNC_KEPT = 512
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self._sync: dict[Any, Any] = {}
-
-    #: Functions remembered at most: the views, hooks and handlers are a few
-    #: dozen; a function made per request (after_this_request) must not grow it.
-    SYNC_KEPT = 512
 
     def ensure_sync(self, func):  # noqa: D102 - Flask's, remembered
         # Flask asks inspect whether each view, hook and teardown is a
