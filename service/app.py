@@ -7,7 +7,7 @@ import os
 from pathlib import Path
 from typing import Any, Mapping
 
-from flask import Flask, Response
+from flask import Flask
 from flask.json.provider import DefaultJSONProvider
 from flask.sessions import SessionInterface
 from werkzeug.middleware.proxy_fix import ProxyFix
@@ -20,29 +20,31 @@ MIGRATIONS = Path(__file__).resolve().parent / "migrations"
 
 
 class JSONProvider(DefaultJSONProvider):
-    """Flask's JSON, keys in the order made, with its two encoders made once.
+    """Flask's JSON, keys in the order made, with the encoders it uses on every answer made once.
 
     ``json.dumps`` with any argument builds a new encoder on every call: on
-    a score, that was the dearest part of writing the answer. Its settings
-    (``ensure_ascii``, ``sort_keys``) are therefore set here, on the class.
+    a score, that was the dearest part of writing the answer. Flask's
+    ``response`` asks for the compact form (``separators`` only), the views
+    for the plain one (no argument); anything else goes to ``json.dumps`` as
+    before. Its settings (``ensure_ascii``, ``sort_keys``) are therefore set
+    here, on the class.
     """
 
     sort_keys = False  # keep sheet order and the documented field order
+    _COMPACT = {"separators": (",", ":")}
 
     def __init__(self, app: Flask) -> None:
         super().__init__(app)
         options = {"default": self.default, "ensure_ascii": self.ensure_ascii, "sort_keys": self.sort_keys}
         self._plain = json.JSONEncoder(**options)
-        self._compact = json.JSONEncoder(separators=(",", ":"), **options)
+        self._compact = json.JSONEncoder(**self._COMPACT, **options)
 
     def dumps(self, obj: Any, **kwargs: Any) -> str:  # noqa: D102 - Flask's
-        return super().dumps(obj, **kwargs) if kwargs else self._plain.encode(obj)
-
-    def response(self, *args: Any, **kwargs: Any) -> Response:  # noqa: D102 - Flask's
-        if self.compact is False or (self.compact is None and self._app.debug):
-            return super().response(*args, **kwargs)  # indented, for people
-        text = self._compact.encode(self._prepare_response_obj(args, kwargs))
-        return self._app.response_class(f"{text}\n", mimetype=self.mimetype)
+        if not kwargs:
+            return self._plain.encode(obj)
+        if kwargs == self._COMPACT:
+            return self._compact.encode(obj)
+        return super().dumps(obj, **kwargs)
 
 
 class Anotador(Flask):
