@@ -275,7 +275,7 @@ class RuleSet:
         """
         if sheet is None:
             sheet = {}
-        if type(sheet) is not dict and not isinstance(sheet, Mapping):  # a dict, but for the abc's cost
+        if type(sheet) is not dict and not isinstance(sheet, Mapping):  # a dict passes without asking the abc
             raise InvalidSheetError("sheet must map box ids to recorded points.", "sheet")
         possible = self.possible_points
         for box_id, pts in sheet.items():
