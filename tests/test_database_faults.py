@@ -247,7 +247,7 @@ def test_healthz_needs_no_database(tmp_path):
 
 @pytest.mark.parametrize("key", [None, "a-tap"])
 def test_sqlite_a_turn_failing_mid_write_is_503_and_stores_nothing(sqlite_app, key):
-    """A turn's statements go to the driver itself (sheets._turn_writes); its errors still become SQLAlchemy's.
+    """A turn's statements go to the driver itself (sheets.backends.SQLite.turn_writes); its errors still become SQLAlchemy's.
 
     The entries' table vanishes behind the app's back, so the turn's third
     statement fails after the game has moved: a 503, the game as it was,

@@ -70,11 +70,11 @@ def test_no_cross_origin_access(client):
 
 
 def test_tokens_are_compared_in_constant_time(new_game, monkeypatch):
-    from service import sheets
+    from service.sheets import tokens
 
     calls = []
-    real = sheets.hmac.compare_digest
-    monkeypatch.setattr(sheets.hmac, "compare_digest", lambda a, b: calls.append((a, b)) or real(a, b))
+    real = tokens.hmac.compare_digest
+    monkeypatch.setattr(tokens.hmac, "compare_digest", lambda a, b: calls.append((a, b)) or real(a, b))
     table = new_game("generala", ["Ana", "Beto"])
     for token in ("x", table.token[:-1] + "A", table.token):
         table.client.post(table.url("/turns"), json={"player": 0, "category": "ones", "scratch": True},

@@ -14,6 +14,8 @@ import pytest
 from flask import current_app
 
 from service import create_app, sheets
+import service.sheets.state
+import service.sheets.turns
 from service.extensions import db
 from service.models import EntryRow, GameRow, TurnRow
 
@@ -33,7 +35,8 @@ def two_apps(db_url):
 
 
 def before(monkeypatch, app, names, *changes):
-    """Run each of ``changes`` (once each, in order) as ``app`` calls any of the functions ``names`` of sheets.
+    """Run each of ``changes`` (once each, in order) as ``app`` calls any of the functions ``names``
+    (``module.function`` of service.sheets).
 
     Returns how many changes were left at each such call.
     """
@@ -50,14 +53,16 @@ def before(monkeypatch, app, names, *changes):
         return run
 
     for name in names:
-        monkeypatch.setattr(sheets, name, hooked(getattr(sheets, name)))
+        module, _, function = name.rpartition(".")
+        where = getattr(service.sheets, module)
+        monkeypatch.setattr(where, function, hooked(getattr(where, function)))
     return calls
 
 
 def between_read_and_write(monkeypatch, app, *changes):
     """Run ``changes`` after a turn of ``app`` has read and played the game, just before it stores the turn;
     and before it takes the lock, if it does."""
-    return before(monkeypatch, app, ("_store", "_lock"), *changes)
+    return before(monkeypatch, app, ("turns.store", "turns.lock"), *changes)
 
 
 def opened(two_apps):
@@ -124,7 +129,7 @@ def test_a_turn_overtaken_again_and_again_queues_for_the_lock(two_apps, monkeypa
 def test_a_read_shows_the_version_it_read_while_a_turn_lands(two_apps, monkeypatch):
     a, b, table, other, first, second = opened(two_apps)
     # b has not rendered version 2: it reads the row, then (replaying) the entries; a turn lands in between
-    calls = before(monkeypatch, two_apps[1], ("names_of",), lambda: table.turn(second, "twos", [2, 2, 3, 4, 5]))
+    calls = before(monkeypatch, two_apps[1], ("state.names_of",), lambda: table.turn(second, "twos", [2, 2, 3, 4, 5]))
     r = b.get(table.url())
     assert r.status_code == 200 and calls[0] == 1
     body = r.get_json()
@@ -142,7 +147,7 @@ def test_an_undo_that_lands_while_a_turn_replays_makes_it_start_again(two_apps, 
     a, b, table, other, first, second = opened(two_apps)
     version_2 = a.get(table.url()).get_json()
     # b replays version 2 for its turn (it has no state of it); a's undo lands between b's row and its entries
-    calls = before(monkeypatch, two_apps[1], ("names_of",), lambda: table.undo())
+    calls = before(monkeypatch, two_apps[1], ("state.names_of",), lambda: table.undo())
     headers = {**other.auth, **({"Idempotency-Key": key} if key else {})}
     r = b.post(other.url("/turns"), json={"player": second, "category": "ones", "dice": [1, 2, 2, 3, 4]},
                headers=headers)

@@ -1,0 +1,40 @@
+"""Creating a game: its players, who starts, and its write token (shown once)."""
+
+from __future__ import annotations
+
+import secrets
+from typing import Any
+
+from ..database import begin_write
+from ..extensions import db
+from ..models import GameRow, PlayerRow
+from ..rules import RuleSet, clean_names, first_player
+from ..rules.game import name_key
+from .rate import check_rate
+from .tokens import hash_token, new_token
+
+
+def create(rules: RuleSet, names: Any, first_rolls: Any, creator: str | None = None) -> tuple[GameRow, str]:
+    """Create a game; return it and its write token.
+
+    ``creator`` (a keyed hash of the client address) counts against
+    ``GAMES_PER_MINUTE``.
+    """
+    players = clean_names(names, rules.variant.min_players)
+    start = first_player(rules, first_rolls, len(players))
+    # A writer like any other: on SQLite, an INSERT in a transaction begun as
+    # a reader waited for the write lock in SQLite's own busy handler (sleeps
+    # of up to 100 ms) instead of in line, and the rate check and the insert
+    # are one step.
+    begin_write()
+    if creator is not None:
+        check_rate(creator)
+    token = new_token()
+    game = GameRow(
+        id=secrets.token_urlsafe(12), token_hash=hash_token(token), rules=rules.spec(), start=start,
+        turns=0, status="playing", winners=[], reason=None, version=1, creator=creator,
+    )
+    game.players = [PlayerRow(seat=i, name=name, name_key=name_key(name)) for i, name in enumerate(players)]
+    db.session.add(game)
+    db.session.commit()
+    return game, token
