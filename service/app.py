@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-from pathlib import Path
 from typing import Any, Mapping
 
 from flask import Flask
@@ -13,10 +12,8 @@ from flask.sessions import SessionInterface
 from werkzeug.middleware.proxy_fix import ProxyFix
 
 from . import advice, cli, config, database, errors, headers
-from .extensions import compress, db, migrate
+from .extensions import MIGRATIONS, compress, db, migrate
 from .polls import Polls
-
-MIGRATIONS = Path(__file__).resolve().parent / "migrations"
 
 
 class JSONProvider(DefaultJSONProvider):

@@ -1,5 +1,7 @@
 """Extensions, created unbound and attached to an app in ``create_app``."""
 
+from pathlib import Path
+
 from flask_compress import Compress
 from flask_migrate import Migrate
 from flask_sqlalchemy import SQLAlchemy
@@ -18,4 +20,6 @@ NAMING = {
 # reading every row back after the commit.
 db = SQLAlchemy(metadata=MetaData(naming_convention=NAMING), session_options={"expire_on_commit": False})
 migrate = Migrate()
+#: Where the schema's migrations live: Flask-Migrate's folder, and the head /readyz compares with.
+MIGRATIONS = Path(__file__).resolve().parent / "migrations"
 compress = Compress()

@@ -15,7 +15,7 @@ from sqlalchemy import text
 from sqlalchemy.exc import ProgrammingError
 
 from ..errors import TYPE_BASE, problem
-from ..extensions import db
+from ..extensions import MIGRATIONS, db
 
 bp = Blueprint("health", __name__)
 
@@ -47,8 +47,6 @@ def schema_head() -> str:
     """The newest migration this code ships."""
     from alembic.config import Config
     from alembic.script import ScriptDirectory
-
-    from ..app import MIGRATIONS
 
     cfg = Config()
     cfg.set_main_option("script_location", str(MIGRATIONS))

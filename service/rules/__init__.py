@@ -21,8 +21,9 @@ from .errors import (
 )
 from .names import BOX_NAMES, BOX_SHORT, LANGUAGES, WORDS, instant_win_names
 from .options import OPTION_NAMES, Options
-from .ruleset import Assignment, Option, Placement, RuleSet, Score, SectionBonus
-from .variants import VARIANTS, BoxSpec, Variant, build_rules, find_variant
+from .ruleset import RuleSet
+from .spec import Assignment, BoxSpec, Option, Placement, Score, SectionBonus
+from .variants import VARIANTS, Variant, build_rules, find_variant
 
 __all__ = [
     "Assignment", "BOX_NAMES", "BOX_SHORT", "Box", "BoxSpec", "FIXED", "InvalidDiceError", "InvalidGroupsError",

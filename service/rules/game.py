@@ -14,7 +14,8 @@ from typing import Any, Iterable, Sequence
 
 from .errors import InvalidDiceError, InvalidGroupsError, RulesError, UnknownBoxError
 from .boxes import Counts
-from .ruleset import GROUP, RuleSet
+from .ruleset import RuleSet
+from .spec import GROUP
 
 MAX_PLAYERS = 12
 #: Rounds of first-player dice a request may hold: ties that repeat this often

@@ -8,115 +8,21 @@ Scoring one group in one box is :meth:`Box.points`; everything here calls it.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from itertools import combinations
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any
 
-from .boxes import (FACES, FIXED, NUMBER, SUM, Always, Box, Counts, FullHouse, OfAKind, Pairs, Pattern, Run, RunOf,
-                    count, straight_runs, total)
+from .boxes import FIXED, NUMBER, SUM, Box, Counts, count, total
 from .errors import InvalidDiceError, InvalidGroupsError, InvalidOptionError, InvalidSheetError, NoFreeBoxError, UnknownBoxError
+from .names import BOX_NAMES
 from .options import Options
+from .spec import (GROUP, THREE_AFTER, Assignment, BoxSpec, Option, Placement, Score, SectionBonus, expand,
+                   groups_of, pattern)
 
-if TYPE_CHECKING:  # pragma: no cover
-    from .variants import BoxSpec, Variant
-
-#: Dice per box: every family scores groups of five.
-GROUP = 5
-
-
-@dataclass(frozen=True)
-class SectionBonus:
-    """Extra points once some boxes add up to a threshold (Yahtzee: 35 at 63 up top)."""
-
-    id: str
-    boxes: tuple[str, ...]
-    threshold: int
-    points: int
-
-
-# Results are named tuples: immutable and compared by value like frozen
-# dataclasses, but several times cheaper to build on the scoring hot path.
-
-
-class Option(NamedTuple):
-    """A free box this roll scores in, with its points."""
-
-    category: str
-    points: int
-
-
-class Score(NamedTuple):
-    """What a group of dice may do on a sheet: score, scratch, or win outright.
-
-    ``bonus``: points the roll earns besides its box (Yahtzee's 100 for a
-    further Yahtzee), wherever it goes.
-    """
-
-    options: tuple[Option, ...]
-    scratch: tuple[str, ...]
-    instant_win: bool
-    bonus: int = 0
-
-
-class Placement(NamedTuple):
-    """One group of dice put in one box."""
-
-    category: str
-    dice: tuple[int, ...]
-    points: int
-
-
-class Assignment(NamedTuple):
-    """A whole turn of a multi-box variant: one placement per box, and the sum."""
-
-    points: int
-    placements: tuple[Placement, ...]
-
-
-def groups_of(n: int, within: Counts | None = None) -> list[Counts]:
-    """Return every distinct group of ``n`` dice, as counts.
-
-    With ``within``, only the groups that can be taken out of those dice
-    (the ways to split a two-box roll).
-    """
-    bound = within or (n,) * 6
-    out: list[Counts] = []
-
-    def rec(prefix: tuple[int, ...], left: int) -> None:
-        k = len(prefix)
-        if k == 6:
-            if left == 0:
-                out.append(prefix)  # type: ignore[arg-type]
-            return
-        for m in range(min(left, bound[k]), -1, -1):
-            rec(prefix + (m,), left - m)
-
-    rec((), n)
-    return out
-
-
-def _pattern(name: str, options: Options) -> Pattern:
-    if name == "any":
-        return Always()
-    if name == "straight":
-        return Run(straight_runs(options.straight or "standard"), bool(options.ace_as_two))
-    if name == "full":
-        return FullHouse()
-    if name in ("three", "four", "five"):
-        return OfAKind({"three": 3, "four": 4, "five": 5}[name])
-    if name.startswith("pairs:"):
-        return Pairs(int(name[6:]))
-    if name.startswith("run:"):
-        return Run(frozenset({frozenset(int(f) for f in name[4:])}))
-    if name.startswith("runof:"):
-        return RunOf(int(name[6:]))
-    raise ValueError(f"unknown pattern {name!r}")  # pragma: no cover - variant data error
-
-
-def _expand(counts: Iterable[int]) -> tuple[int, ...]:
-    return tuple(face for face, n in zip(FACES, counts) for _ in range(n))
+if TYPE_CHECKING:  # pragma: no cover - a rule set names its variant; variants build rule sets
+    from .variants import Variant
 
 
 @dataclass(frozen=True, eq=False)
@@ -134,8 +40,6 @@ class RuleSet:
     @classmethod
     def build(cls, variant: "Variant", options: Options) -> "RuleSet":
         """Resolve ``variant``'s box specs with ``options`` into boxes."""
-        from .variants import THREE_AFTER, BoxSpec
-
         specs: list[BoxSpec] = list(variant.boxes)
         extra_values: dict[str, int] = {}
         if options.three_of_a_kind is not None:
@@ -185,7 +89,7 @@ class RuleSet:
                     # every win_* policy lets a served five of a kind win, so
                     # a served roll never qualifies for the line itself.
                     served_value = 0
-            boxes.append(Box(s.id, _pattern(s.pattern, options), s.kind, s.face, value, served_value, s.role))
+            boxes.append(Box(s.id, pattern(s.pattern, options), s.kind, s.face, value, served_value, s.role))
         return cls(variant, options, tuple(boxes), variant.bonuses)
 
     def spec(self) -> dict[str, Any]:
@@ -499,8 +403,8 @@ class RuleSet:
             Assignment(
                 pts,
                 (
-                    Placement(self.boxes[i].id, _expand(a), self.points_on(a, served, sheet)[i]),
-                    Placement(self.boxes[j].id, _expand(b), self.points_on(b, served, sheet)[j]),
+                    Placement(self.boxes[i].id, expand(a), self.points_on(a, served, sheet)[i]),
+                    Placement(self.boxes[j].id, expand(b), self.points_on(b, served, sheet)[j]),
                 ),
             )
             for (i, j), (pts, a, b) in ranked
@@ -554,8 +458,6 @@ class RuleSet:
 
     def names_of(self, box_id: str) -> Mapping[str, str]:
         """A box's name in each language, as this variant calls it."""
-        from .names import BOX_NAMES
-
         return self.variant.box_names.get(box_id) or BOX_NAMES[box_id]
 
     def generalas(self, sheet: Mapping[str, Any]) -> int:

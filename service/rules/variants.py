@@ -16,24 +16,8 @@ from typing import Any, Mapping
 from .boxes import FIXED, MATCHING, NUMBER, SUM
 from .errors import InvalidOptionError, UnknownVariantError
 from .options import OPTION_NAMES, Options, merge
-from .ruleset import RuleSet, SectionBonus
-
-
-@dataclass(frozen=True)
-class BoxSpec:
-    """A box as a variant declares it, before options give it values.
-
-    ``pattern`` is one of ``any``, ``straight``, ``full``, ``three``, ``four``,
-    ``five`` or ``run:<faces>`` (an exact run such as ``run:23456``).
-    ``served_bonus`` says whether the rule set's served bonus applies.
-    """
-
-    id: str
-    pattern: str
-    kind: str
-    face: int | None = None
-    served_bonus: bool = False
-    role: str | None = None
+from .ruleset import RuleSet
+from .spec import BoxSpec, SectionBonus
 
 
 NUMBER_BOXES = tuple(
@@ -44,10 +28,6 @@ STRAIGHT = BoxSpec("straight", "straight", FIXED, served_bonus=True)
 FULL = BoxSpec("full", "full", FIXED, served_bonus=True)
 FOUR = BoxSpec("four", "four", FIXED, served_bonus=True)
 GENERALA = BoxSpec("generala", "five", FIXED, role="generala")
-
-#: Where optional lines go when an option adds them: ``three`` after the
-#: number boxes, ``double_generala`` right after the generala line.
-THREE_AFTER = "sixes"
 
 #: What the Yahtzee family adds; the Generala family has no use for it.
 YAHTZEE_ONLY = frozenset({"joker", "yahtzee_bonus"})
