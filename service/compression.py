@@ -33,3 +33,24 @@ class Compressed(LRU[str, bytes]):
     def set(self, key: str, value: bytes) -> None:
         if not key.endswith(";"):
             self.put(key, value)
+
+
+class Encodings:
+    """The encoding Flask-Compress chose for each ``Accept-Encoding`` it was asked with (None: it chose none).
+
+    :mod:`service.polls` answers a kept game body before Flask, and must
+    send the compressed form the view would have sent. Flask-Compress's
+    choice is not public API, so instead of calling it this remembers what
+    it chose, as seen on the answers :class:`~service.headers.Secure` had
+    it compress. Clients send few distinct headers (a browser always the
+    same); at most ``size`` are kept, and an unknown one goes to the view.
+    """
+
+    def __init__(self, size: int = 256) -> None:
+        self.size = size
+        self.chosen: dict[str, str | None] = {}
+
+    def saw(self, accept: str, encoding: str | None) -> None:
+        """Flask-Compress, asked with ``accept`` about an answer it could compress, chose ``encoding``."""
+        if accept in self.chosen or len(self.chosen) < self.size:
+            self.chosen[accept] = encoding

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from flask import Flask, Response, current_app, request
 
+from .compression import Encodings
 from .extensions import compress
 
 #: Data, never a document: nothing in it may load, run or be framed.
@@ -30,15 +31,20 @@ class Secure:
         self.compressible = frozenset(app.config["COMPRESS_MIMETYPES"]) if on else frozenset()
         #: Flask-Compress declines shorter answers.
         self.min_size = int(app.config["COMPRESS_MIN_SIZE"])
+        #: What it chose for each Accept-Encoding, for service.polls.
+        self.encodings = app.extensions["anotador.encodings"] = Encodings()
 
     def __call__(self, response: Response) -> Response:
         mimetype = response.mimetype or ""
         compressible = mimetype in self.compressible
         have = {name.lower() for name in response.headers.keys()}
-        if compressible and 200 <= response.status_code < 300 and not self._too_short(response, have) \
-                and request.environ.get("HTTP_ACCEPT_ENCODING"):
+        accept = request.environ.get("HTTP_ACCEPT_ENCODING")
+        if compressible and 200 <= response.status_code < 300 and not self._too_short(response, have) and accept:
+            eligible = "content-encoding" not in have and not response.is_streamed
             response = compress.after_request(response)
             have = {name.lower() for name in response.headers.keys()}
+            if eligible:  # nothing else could make it decline: its choice, or that it chose none
+                self.encodings.saw(accept, response.headers.get("Content-Encoding"))
         add = response.headers.add
         if "x-content-type-options" not in have:
             add("X-Content-Type-Options", "nosniff")

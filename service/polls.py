@@ -21,25 +21,20 @@ from __future__ import annotations
 import re
 from typing import Any, Callable, Iterable
 
-from flask_compress.flask_compress import _choose_algorithm
 from werkzeug.exceptions import SecurityError
 from werkzeug.http import parse_etags
 from werkzeug.wsgi import get_host
 
 from .api.common import tags_sent
-from .api.games import kept_key
-from .headers import API_CSP
+from .api.games import BODY_HEADERS, READ_HEADERS, kept_key
 from .extensions import compress as flask_compress
 from .sheets import iso_stored
 
 #: A game's own URL, as the API names it (ids are short URL-safe strings).
 GAME = re.compile(r"/api/v1/games/([A-Za-z0-9_-]{1,32})/?")
 
-#: The headers of the view's 304 (service.headers adds the last one to every answer).
-HEADERS = [("Cache-Control", "no-cache"), ("Vary", "Accept-Encoding"), ("X-Content-Type-Options", "nosniff")]
-
-#: What a 200 adds to those (service.headers gives every JSON answer this policy).
-BODY_HEADERS = [("Content-Type", "application/json"), ("Content-Security-Policy", API_CSP)]
+#: An Accept-Encoding whose encoding the view has not chosen yet.
+_UNKNOWN = object()
 
 
 class Polls:
@@ -52,6 +47,7 @@ class Polls:
         self.trusted = flask_app.config.get("TRUSTED_HOSTS")
         on = flask_app.config.get("COMPRESS_ANSWERS", True) and flask_compress.cache is not None
         self.compress = flask_compress if on else None
+        self.encodings = flask_app.extensions["anotador.encodings"].chosen
 
     def __call__(self, environ: dict, start_response: Callable) -> Iterable[bytes]:
         method = environ.get("REQUEST_METHOD")
@@ -74,7 +70,7 @@ class Polls:
         if tags:
             seen = tags_sent(parse_etags(tags), weak=True)
             if seen and (str(version) in seen or "*" in seen):
-                start_response("304 NOT MODIFIED", [("ETag", f'"{version}"'), *HEADERS])
+                start_response("304 NOT MODIFIED", [("ETag", f'"{version}"'), *READ_HEADERS])
                 return []
         kept = self.flask_app.extensions.get("anotador.bodies")
         key = (game_id, version, iso_stored(row[1]))
@@ -84,7 +80,9 @@ class Polls:
         tag, data, encoding = f'"{version}"', None, []
         accept = environ.get("HTTP_ACCEPT_ENCODING")
         if accept and self.compress is not None:
-            algorithm = _choose_algorithm(self.compress.enabled_algorithms, accept)
+            algorithm = self.encodings.get(accept, _UNKNOWN)
+            if algorithm is _UNKNOWN:
+                return None  # the view asks Flask-Compress, and what it chooses is remembered
             if algorithm is not None:
                 data = self.compress.cache.get(f"{algorithm};{kept_key(key)}")
                 if data is None:
@@ -93,7 +91,7 @@ class Polls:
         if data is None:
             data = text.encode("utf-8")
         start_response("200 OK", [*BODY_HEADERS, ("Content-Length", str(len(data))), ("ETag", tag), *encoding,
-                                  *HEADERS])
+                                  *READ_HEADERS])
         return [data]
 
     def _trusted(self, environ: dict) -> bool:

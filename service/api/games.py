@@ -22,6 +22,7 @@ from .. import sheets
 from ..models import GameRow
 from ..rules import Game, RuleSet
 from ..schemas import FastLoader, GameCreateSchema, RollOffSchema, TurnPatchSchema, TurnSchema, VariantSchema
+from ..headers import API_CSP
 from ..lru import LRU
 from .common import client_key, load, public_url, resolve_rules, tags_sent
 
@@ -121,6 +122,13 @@ def player_bonuses(rules: RuleSet, state: Game, seat: int) -> dict[str, int]:
     return out
 
 
+#: The headers of a game read besides its ETag, 304 and 200 alike: the view sends them, and so does
+#: service.polls, which answers a poll before Flask...
+READ_HEADERS = (("Cache-Control", NO_CACHE), ("Vary", "Accept-Encoding"), ("X-Content-Type-Options", "nosniff"))
+#: ... and what a 200 adds (with its length and any Content-Encoding).
+BODY_HEADERS = (("Content-Type", "application/json"), ("Content-Security-Policy", API_CSP))
+
+
 class Bodies(LRU[tuple, str]):
     """The rendered body of each game version this worker has sent or read: a version never changes.
 
@@ -155,7 +163,8 @@ def json_response(text: str, key: tuple, status: int = 200) -> Response:
     """A game version's JSON text as an answer: the version as the ETag, revalidated on every use."""
     response = current_app.response_class(text, status=status, mimetype="application/json")
     response.headers["ETag"] = etag(key[1])
-    response.headers["Cache-Control"] = NO_CACHE
+    response.headers.extend(READ_HEADERS)
+    response.headers.extend(BODY_HEADERS[1:])  # the type, the response class sets
     g.compress_key = kept_key(key)  # its compressed forms are kept too
     return response
 
@@ -269,7 +278,7 @@ def get_game(game_id: str):
     if seen and (str(version) in seen or "*" in seen):
         response = Response(status=304)
         response.headers["ETag"] = etag(version)
-        response.headers["Cache-Control"] = NO_CACHE
+        response.headers.extend(READ_HEADERS)
         return response
     text = bodies().get((game_id, version, made))
     if text is not None:
