@@ -18,7 +18,7 @@ Both waits are bounded (``DB_BUSY_TIMEOUT_MS``): past it the request is a
 503, and the worker is free again.
 
 PostgreSQL locks the game row instead (``SELECT ... FOR UPDATE`` in
-:mod:`service.sheets`), and a turn locks nothing: it is stored by one
+:mod:`service.sheets.writes`), and a turn locks nothing: it is stored by one
 statement that writes only if the game is still at the version it read.
 """
 
@@ -35,6 +35,7 @@ from typing import Any
 from flask import Flask
 from sqlalchemy import event, exc
 
+from . import adapters
 from .extensions import db
 
 #: Execution option that marks a connection as about to write.
@@ -50,7 +51,7 @@ def init_app(app: Flask) -> None:
     with app.app_context():
         engine = db.engine
     app.extensions["anotador.heads"] = Heads(engine.url, app.config)
-    _light_teardown(app)
+    adapters.light_teardown(app, db)
     if engine.dialect.name == "postgresql":
         event.listen(engine, "checkout", _check_alive)
     if engine.dialect.name == "sqlite":
@@ -68,28 +69,6 @@ def init_app(app: Flask) -> None:
         event.listen(engine, "do_connect", _sqlite_factory)
         event.listen(engine, "connect", connect)
         event.listen(engine, "begin", begin)
-
-
-def _light_teardown(app: Flask) -> None:
-    """Have Flask-SQLAlchemy's end-of-request teardown run only when some request holds a session.
-
-    Most requests never open one: a score, a poll, a kept game body, the
-    page's files. Its teardown still looks up the app context and raises and
-    catches a KeyError to find nothing (about 3 us a request). Its sessions
-    are kept in one dict keyed by app context: when that is empty, this
-    request has none to close.
-    """
-    funcs = app.teardown_appcontext_funcs
-    original = db._teardown_session  # equal to the bound method Flask-SQLAlchemy registered
-    sessions = db.session.registry.registry
-    if original not in funcs or not isinstance(sessions, dict):
-        return  # another Flask-SQLAlchemy: keep its teardown as it is
-
-    def teardown(exc: BaseException | None) -> None:
-        if sessions:
-            original(exc)
-
-    funcs[funcs.index(original)] = teardown
 
 
 def _check_alive(dbapi_connection, _record, _proxy) -> None:

@@ -12,6 +12,7 @@ from typing import Any
 from marshmallow import RAISE, Schema, ValidationError, fields, missing, validate
 from marshmallow.decorators import POST_LOAD, PRE_LOAD, VALIDATES, VALIDATES_SCHEMA
 
+from .adapters import schema_hooks
 from .rules import BOX_NAMES, BOX_SHORT, LANGUAGES, OPTION_NAMES, WORDS, Assignment, RuleSet, Score, instant_win_names
 
 
@@ -66,7 +67,7 @@ class FastLoader:
     TYPES: dict[type, type] = {}
 
     def __init__(self, schema: Schema):
-        hooks = getattr(schema, "_hooks", {})
+        hooks = schema_hooks(schema)
         if any(hooks.get(tag) for tag in (PRE_LOAD, POST_LOAD, VALIDATES, VALIDATES_SCHEMA)) or schema.unknown != RAISE:
             raise TypeError(f"{type(schema).__name__} has hooks or lets unknown fields through")
         self.schema = schema

@@ -1,3 +1,5 @@
+"""Alembic's environment for Flask-Migrate: runs the migrations on the app's database, SQLite or PostgreSQL."""
+
 import logging
 from logging.config import fileConfig
 

@@ -1,0 +1,80 @@
+"""The adapters (service/adapters.py, service/serving.py) still fit the packages they lean on.
+
+Each test here fails, loudly, the day a new release of Flask-SQLAlchemy,
+marshmallow or gunicorn moves what an adapter uses: the adapter must then be
+brought up to date (or dropped) before that release is allowed in.
+"""
+
+from __future__ import annotations
+
+import inspect
+
+from marshmallow import Schema, fields, pre_load, validates
+from marshmallow.decorators import PRE_LOAD, VALIDATES
+
+from service import adapters, create_app
+from service.extensions import db
+
+
+def test_flask_sqlalchemy_teardown_is_replaced_by_the_light_one(tmp_path):
+    app = create_app({"TESTING": True, "SQLALCHEMY_DATABASE_URI": f"sqlite:///{tmp_path / 'a.sqlite'}"})
+    # Flask-SQLAlchemy's own teardown was found and swapped, not kept beside or instead of ours
+    assert db._teardown_session not in app.teardown_appcontext_funcs
+    assert isinstance(db.session.registry.registry, dict)
+    assert any(f.__qualname__.startswith("light_teardown") for f in app.teardown_appcontext_funcs)
+    # a second app: the adapter reports whether it applied
+    other = create_app({"TESTING": True, "SQLALCHEMY_DATABASE_URI": f"sqlite:///{tmp_path / 'b.sqlite'}"})
+    assert adapters.light_teardown(other, db) is False  # already replaced on this app
+
+
+def test_marshmallow_hooks_are_seen():
+    class Hooked(Schema):
+        n = fields.Integer()
+
+        @pre_load
+        def strip(self, data, **kwargs):
+            return data
+
+        @validates("n")
+        def check(self, value, **kwargs):
+            pass
+
+    class Plain(Schema):
+        n = fields.Integer()
+
+    hooks = adapters.schema_hooks(Hooked())
+    assert hooks.get(PRE_LOAD) and hooks.get(VALIDATES)
+    assert not any(adapters.schema_hooks(Plain()).values())
+
+
+def _params(func) -> list[str]:
+    return list(inspect.signature(func).parameters)
+
+
+def test_gunicorn_threaded_worker_has_what_the_buffering_worker_uses():
+    from gunicorn.http.unreader import Unreader
+    from gunicorn.workers import gthread
+
+    from service.serving import BufferingWorker
+
+    assert issubclass(BufferingWorker, gthread.ThreadWorker)
+    worker = gthread.ThreadWorker
+    # the methods it overrides or calls, with the arguments it passes
+    assert _params(worker.accept) == ["self", "listener"]
+    assert _params(worker.on_client_socket_readable) == ["self", "conn", "client"]
+    assert _params(worker.finish_request) == ["self", "conn", "fs"]
+    assert _params(worker.enqueue_req) == ["self", "conn"]
+    assert _params(worker.set_accept_enabled) == ["self", "enabled"]
+    for name in ("init_process", "murder_pending", "is_parent_alive"):
+        assert _params(getattr(worker, name)) == ["self"], name
+    # the attributes a worker sets up in __init__ / init_process
+    source = inspect.getsource(worker.__init__) + inspect.getsource(worker.init_process)
+    for attribute in ("self.poller", "self.keepalived_conns", "self.nr_conns"):
+        assert attribute in source, attribute
+    # a connection, and the marker of a connection handed back to the loop
+    assert _params(gthread.TConn.__init__) == ["self", "cfg", "sock", "client", "server"]
+    assert callable(gthread.TConn.init) and callable(gthread.TConn.close)
+    assert "self.data_ready" in inspect.getsource(gthread.TConn.__init__)
+    assert "_DEFER" in inspect.getsource(worker.finish_request)
+    assert isinstance(gthread._DEFER, object)
+    assert _params(Unreader.unread) == ["self", "data"] and _params(Unreader.take_buffered) == ["self"]

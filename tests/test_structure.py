@@ -1,0 +1,229 @@
+"""The code's shape: no import cycles, no other package's internals outside the adapters, modules of a size
+a newcomer can read."""
+
+from __future__ import annotations
+
+import ast
+import sys
+from pathlib import Path
+
+import pytest
+
+from .conftest import ROOT
+
+PACKAGE = "service"
+SOURCE = ROOT / PACKAGE
+
+#: Every private name of another package the code may reach, and the one module allowed to reach it
+#: (see service/adapters.py for why each stays). Anything else is a failure.
+ALLOWED = {
+    "service/adapters.py": {"flask_sqlalchemy:_teardown_session", "marshmallow:_hooks"},
+    "service/serving.py": {"gunicorn:_DEFER"},
+}
+
+#: Lines a module of the package may have: a reader should take one in at a sitting.
+MAX_LINES = 480
+
+
+def modules() -> dict[str, Path]:
+    """Dotted name → file, for every module of the package."""
+    out = {}
+    for path in sorted(SOURCE.rglob("*.py")):
+        parts = path.relative_to(ROOT).with_suffix("").parts
+        if parts[-1] == "__init__":
+            parts = parts[:-1]
+        out[".".join(parts)] = path
+    return out
+
+
+def _runtime_nodes(tree: ast.AST):
+    """Every node of ``tree`` but those under ``if TYPE_CHECKING:`` (imports for annotations only)."""
+    stack = [tree]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+            stack.extend(node.orelse)
+            continue
+        yield node
+        stack.extend(ast.iter_child_nodes(node))
+
+
+def imports(name: str, path: Path, known: dict[str, Path]) -> tuple[set[str], list[tuple[str, str]]]:
+    """The package's modules that ``name`` imports when it runs (at the top or inside a function), and the
+    (module, name) pairs it imports from anywhere."""
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    inside, pairs = set(), []
+    for node in _runtime_nodes(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                pairs.append((alias.name, ""))
+                if alias.name in known:
+                    inside.add(alias.name)
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")
+                base = base[:len(base) - node.level + 1]
+                target = ".".join(base + ([node.module] if node.module else []))
+            else:
+                target = node.module or ""
+            for alias in node.names:
+                pairs.append((target, alias.name))
+                sub = f"{target}.{alias.name}"
+                if sub in known:
+                    inside.add(sub)  # a module of a package: the module itself runs
+                elif target in known:
+                    inside.add(target)
+    inside.discard(name)
+    return inside, pairs
+
+
+def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components of more than one module (Tarjan)."""
+    index, low, on, stack, out, counter = {}, {}, set(), [], [], [0]
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = counter[0]
+        counter[0] += 1
+        stack.append(v)
+        on.add(v)
+        for w in sorted(graph.get(v, ())):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            component = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                component.append(w)
+                if w == v:
+                    break
+            if len(component) > 1:
+                out.append(sorted(component))
+
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return out
+
+
+def test_no_import_cycle_inside_the_package():
+    known = modules()
+    graph = {name: imports(name, path, known)[0] for name, path in known.items()}
+    assert cycles(graph) == []
+
+
+def test_the_cycle_finder_finds_a_cycle():
+    """The check above can fail: two modules importing each other (through a function too) are a cycle."""
+    graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}
+    assert cycles(graph) == [["a", "b", "c"]]
+    assert cycles({"a": {"b"}, "b": set()}) == []
+
+
+def _third_party(module: str) -> bool:
+    top = module.split(".")[0]
+    return bool(top) and top != PACKAGE and top not in sys.stdlib_module_names
+
+
+def _own_names(known: dict[str, Path]) -> set[str]:
+    """Every private name the package itself defines (functions, classes, attributes, keywords)."""
+    names = set()
+    for path in known.values():
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                names.add(node.name)
+            elif isinstance(node, ast.Name):
+                names.add(node.id)
+            elif isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store):
+                names.add(node.attr)
+            elif isinstance(node, ast.arg):
+                names.add(node.arg)
+    return {n for n in names if n.startswith("_")}
+
+
+def _private(name: str) -> bool:
+    return name.startswith("_") and not (name.startswith("__") and name.endswith("__"))
+
+
+def foreign_private_names() -> dict[str, set[str]]:
+    """File → the private names of other packages it imports or reaches as ``module._name``."""
+    known = modules()
+    own = _own_names(known)
+    found: dict[str, set[str]] = {}
+    for name, path in known.items():
+        rel = str(path.relative_to(ROOT))
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        _, pairs = imports(name, path, known)
+        bound = {}  # local name → the third-party module it is
+        for module, imported in pairs:
+            if not _third_party(module):
+                continue
+            parts = module.split(".") + ([imported] if imported else [])
+            for part in parts:
+                if _private(part):
+                    found.setdefault(rel, set()).add(f"{module.split('.')[0]}:{part}")
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                for alias in node.names:
+                    if _third_party(alias.name):
+                        bound[alias.asname or alias.name.split(".")[0]] = alias.name
+            elif isinstance(node, ast.ImportFrom) and not node.level and _third_party(node.module or ""):
+                for alias in node.names:
+                    bound[alias.asname or alias.name] = f"{node.module}.{alias.name}"
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Attribute) and _private(node.attr) and node.attr not in own:
+                root = node.value
+                while isinstance(root, ast.Attribute):
+                    root = root.value
+                owner = bound.get(root.id, "?") if isinstance(root, ast.Name) else "?"
+                found.setdefault(rel, set()).add(f"{owner.split('.')[0]}:{node.attr}")
+            elif isinstance(node, ast.Call) and getattr(node.func, "id", None) == "getattr" and len(node.args) >= 2:
+                arg = node.args[1]
+                if isinstance(arg, ast.Constant) and isinstance(arg.value, str) and _private(arg.value) \
+                        and arg.value not in own:
+                    found.setdefault(rel, set()).add(f"?:{arg.value}")
+    return found
+
+
+def test_other_packages_internals_only_in_the_adapters():
+    found = foreign_private_names()
+    allowed_bare = {f: {n.split(":")[1] for n in names} for f, names in ALLOWED.items()}
+    unexpected = {f: sorted(n for n in names if n.split(":")[1] not in allowed_bare.get(f, set()))
+                  for f, names in found.items()}
+    assert {f: n for f, n in unexpected.items() if n} == {}
+
+
+def test_every_allowed_internal_is_still_used():
+    """An allow-list entry nothing needs any more is removed, not left to excuse a new use."""
+    found = foreign_private_names()
+    for path, names in ALLOWED.items():
+        bare = {n.split(":")[1] for n in found.get(path, set())}
+        assert {n.split(":")[1] for n in names} <= bare, path
+
+
+def test_the_private_name_check_sees_imports_and_attributes(tmp_path, monkeypatch):
+    """The scan finds ``from pkg.mod import _x``, ``pkg._x`` and ``getattr(obj, "_x")`` in a module."""
+    fake = tmp_path / PACKAGE
+    fake.mkdir()
+    (fake / "__init__.py").write_text("")
+    (fake / "bad.py").write_text(
+        "from flask_compress.flask_compress import _choose_algorithm\n"
+        "from gunicorn.workers import gthread\n"
+        "x = gthread._DEFER\n"
+        "def f(o):\n    return getattr(o, '_secret'), o._mine\n"
+        "class C:\n    _mine = 1\n")
+    monkeypatch.setattr(sys.modules[__name__], "SOURCE", fake)
+    monkeypatch.setattr(sys.modules[__name__], "ROOT", tmp_path)
+    found = foreign_private_names()
+    assert found == {f"{PACKAGE}/bad.py": {"flask_compress:_choose_algorithm", "gunicorn:_DEFER", "?:_secret"}}
+
+
+@pytest.mark.parametrize("name", sorted(modules()))
+def test_each_module_is_of_a_readable_size_and_says_what_it_owns(name):
+    path = modules()[name]
+    text = path.read_text(encoding="utf-8")
+    assert len(text.splitlines()) <= MAX_LINES, f"{path.relative_to(ROOT)}: split it by concern"
+    if path.parent.name != "versions":  # migrations say what they do in their revision's message
+        assert ast.get_docstring(ast.parse(text)), f"{path.relative_to(ROOT)} opens with no docstring"
