@@ -21,10 +21,32 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 
 
+#: Ports :func:`free_port` hands out: below Linux's ephemeral range (32768 and up), where the
+#: kernel picks the client side of every connection, and where bind(0) would pick.
+PORTS = range(20000, 32000)
+_next_port = [0]
+
+
 def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+    """A loopback port nothing listens on, never the same twice in this process.
+
+    Each process walks :data:`PORTS` in order from a start of its own, so
+    two test workers (or two suites side by side) do not hand out one port
+    twice, which bind(0) can: the kernel reuses a port as soon as it is
+    closed, and a gunicorn with SO_REUSEPORT would share it silently.
+    """
+    if not _next_port[0]:
+        _next_port[0] = PORTS.start + (os.getpid() * 7919) % len(PORTS)
+    for _ in range(len(PORTS)):
+        port = _next_port[0]
+        _next_port[0] = port + 1 if port + 1 < PORTS.stop else PORTS.start
+        with socket.socket() as s:
+            try:
+                s.bind(("127.0.0.1", port))
+            except OSError:
+                continue  # taken
+            return port
+    raise OSError("no free port left in the test range")
 
 
 class Server:

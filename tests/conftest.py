@@ -3,12 +3,21 @@
 from __future__ import annotations
 
 import atexit
+import importlib
 import os
+import re
+import secrets
 import shutil
 import tempfile
 from pathlib import Path
 
-import pytest
+# One BLAS thread per process, set before numpy loads: the suite runs a process a core already, and
+# OpenBLAS's own threads on top made a Yahtzee table cost 33 CPU-seconds instead of 19.
+for _name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_name, "1")
+
+import pytest  # noqa: E402
+from sqlalchemy.engine import make_url  # noqa: E402
 
 from service import create_app
 from service.rules import find_variant
@@ -16,12 +25,20 @@ from service.rules import find_variant
 ROOT = Path(__file__).resolve().parents[1]
 ROOT_SPEC = ROOT / "openapi.yaml"
 
-# The advisor's tables of the whole session in one folder of its own (never
-# the instance folder of a developer's checkout): every app the tests make,
-# and every server they start, reads and builds them there.
-SOLVER_DIR = tempfile.mkdtemp(prefix="anotador-solver-")
-os.environ["ANOTADOR_SOLVER_DIR"] = SOLVER_DIR
-atexit.register(shutil.rmtree, SOLVER_DIR, ignore_errors=True)
+#: Which xdist worker this process is ("main" without xdist), and which run of the suite: the first process
+#: (xdist's controller, or the only one) names the run, and its workers inherit the name.
+WORKER = os.environ.get("PYTEST_XDIST_WORKER", "main")
+RUN = os.environ.setdefault("ANOTADOR_TEST_RUN", f"{os.getpid()}_{secrets.token_hex(3)}")
+
+# The advisor's tables of the whole run in one folder of its own (never the
+# instance folder of a developer's checkout): every app the tests make, and
+# every server they start, in every worker, reads and builds them there (the
+# store locks a table while one process builds it). Made and removed by the
+# first process.
+if "ANOTADOR_TEST_SOLVER_DIR" not in os.environ:
+    os.environ["ANOTADOR_TEST_SOLVER_DIR"] = tempfile.mkdtemp(prefix="anotador-solver-")
+    atexit.register(shutil.rmtree, os.environ["ANOTADOR_TEST_SOLVER_DIR"], ignore_errors=True)
+SOLVER_DIR = os.environ["ANOTADOR_SOLVER_DIR"] = os.environ["ANOTADOR_TEST_SOLVER_DIR"]
 
 
 @pytest.fixture
@@ -37,11 +54,47 @@ def client(app):
 
 @pytest.fixture(scope="session")
 def advice_tables():
-    """The advisor's tables of generala and double-cameroon, built once for the session (5 s)."""
-    from service.advice import Tables
+    """The advisor's tables of generala and double-cameroon, built once for the run (5 s).
+
+    In the run's one folder: the first worker to ask builds each, the others
+    wait for it (the store says so with TableBuilding while one is building).
+    """
+    import time
+
+    from service.advice import TableBuilding, Tables
 
     store = Tables(SOLVER_DIR)
-    return {v: store.build_now(find_variant(v).rules()) for v in ("generala", "double-cameroon")}
+    deadline = time.monotonic() + 300
+
+    def built(variant: str):
+        while True:
+            try:
+                return store.build_now(find_variant(variant).rules())
+            except TableBuilding:
+                if time.monotonic() > deadline:
+                    raise
+                time.sleep(0.2)
+
+    return {v: built(v) for v in ("generala", "double-cameroon")}
+
+
+_SOLVED: dict = {}
+
+
+def solved(rules):
+    """``(solver, table)`` of ``rules``, built once per process: a test only reads a table.
+
+    Yahtzee's takes 18 s and Yatzy's 40 s; several tests check the same one.
+    """
+    import json
+
+    from service.solver import Solver
+
+    key = json.dumps(rules.spec(), sort_keys=True)
+    if key not in _SOLVED:
+        solver = Solver(rules)
+        _SOLVED[key] = solver, solver.build()
+    return _SOLVED[key]
 
 
 @pytest.fixture
@@ -69,9 +122,32 @@ def points_of(result) -> dict[str, int]:
     return {o.category: o.points for o in result.options}
 
 
+def pytest_collection_modifyitems(items):
+    """The modules with slow tests first, each kept whole: scripts/test hands whole modules to its workers
+    (``--dist loadfile``), so the longest start at once and the rest fill in around them."""
+    slow = {item.path for item in items if item.get_closest_marker("slow")}
+    items.sort(key=lambda item: item.path not in slow)
+
+
 # -- skips that must not hide in CI ---------------------------------------------
 
 NO_SKIP = os.environ.get("ANOTADOR_NO_SKIP") == "1"
+
+
+def needs(module: str, install: str):
+    """Import a test tool a module cannot run without, or skip that module saying how to install it.
+
+    Called at the top of a test module before it imports the tool, so a
+    missing Playwright, pypdf, hypothesis or schemathesis skips the modules
+    that need it instead of breaking the collection of the whole suite. In
+    CI (ANOTADOR_NO_SKIP=1) a missing tool is an error.
+    """
+    try:
+        return importlib.import_module(module)
+    except ImportError:
+        if NO_SKIP:
+            raise
+        pytest.skip(f"{module} is not installed ({install})", allow_module_level=True)
 
 
 def require(condition: bool, reason: str) -> None:
@@ -90,7 +166,14 @@ def require(condition: bool, reason: str) -> None:
 
 # -- databases --------------------------------------------------------------------
 
-PG_URL = os.environ.get("ANOTADOR_TEST_POSTGRES_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/test")
+#: The PostgreSQL server the tests may use (its database is only where to connect to make their own).
+PG_SERVER = os.environ.get("ANOTADOR_TEST_POSTGRES_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/test")
+#: The database of this process of this run: made by the first test that needs it, dropped at the end, so
+#: two suites (or two workers of one) never touch each other's tables.
+PG_DATABASE = f"anotador_test_{RUN}_{WORKER}".lower()
+PG_URL = make_url(PG_SERVER).set(database=PG_DATABASE).render_as_string(hide_password=False)
+
+
 def _tables() -> tuple[str, ...]:
     from service import models  # noqa: F401 - registers every table
     from service.extensions import db
@@ -101,14 +184,29 @@ def _tables() -> tuple[str, ...]:
 TABLES = _tables()
 
 
+def _maintenance():
+    """A connection to the server (autocommit), to make and drop databases: its ``postgres`` database."""
+    import psycopg
+
+    url = make_url(PG_SERVER).set(drivername="postgresql", database="postgres")
+    return psycopg.connect(url.render_as_string(hide_password=False), connect_timeout=3, autocommit=True)
+
+
 def pg_reachable() -> bool:
     try:
-        import psycopg
-
-        psycopg.connect(PG_URL.replace("+psycopg", ""), connect_timeout=3).close()
+        _maintenance().close()
         return True
     except Exception:
         return False
+
+
+def _drop_orphans(conn) -> None:
+    """Drop the databases of earlier runs whose process is gone (killed before it could drop its own)."""
+    names = [r[0] for r in conn.execute("SELECT datname FROM pg_database WHERE datname LIKE 'anotador_test_%'")]
+    for name in names:
+        found = re.fullmatch(r"anotador_test_(\d+)_\w+", name)
+        if found and not os.path.exists(f"/proc/{found.group(1)}"):
+            conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
 def dispose(app) -> None:
@@ -118,17 +216,6 @@ def dispose(app) -> None:
     with app.app_context():
         db.engine.dispose()
     app.extensions["anotador.heads"].close()
-
-
-def drop_all_tables(url: str) -> None:
-    """Drop every table of the database at ``url``: a clean slate for the migrations."""
-    import sqlalchemy as sa
-
-    engine = sa.create_engine(url)
-    meta = sa.MetaData()
-    meta.reflect(engine)
-    meta.drop_all(engine)
-    engine.dispose()
 
 
 def run_sql(url: str, statement: str) -> None:
@@ -160,10 +247,16 @@ def sqlite_template(tmp_path_factory):
 
 @pytest.fixture(scope="session")
 def postgres_url():
-    require(pg_reachable(), f"PostgreSQL is not reachable at {PG_URL} (set ANOTADOR_TEST_POSTGRES_URL)")
-    drop_all_tables(PG_URL)
+    """This process's own PostgreSQL database, migrated; dropped when the session ends."""
+    require(pg_reachable(), f"PostgreSQL is not reachable at {PG_SERVER} (set ANOTADOR_TEST_POSTGRES_URL)")
+    with _maintenance() as conn:
+        _drop_orphans(conn)
+        conn.execute(f'DROP DATABASE IF EXISTS "{PG_DATABASE}" WITH (FORCE)')
+        conn.execute(f'CREATE DATABASE "{PG_DATABASE}"')
     dispose(migrated_app(PG_URL))
-    return PG_URL
+    yield PG_URL
+    with _maintenance() as conn:
+        conn.execute(f'DROP DATABASE IF EXISTS "{PG_DATABASE}" WITH (FORCE)')
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import re
 
-from playwright.sync_api import expect
+from .conftest import needs
+
+needs("playwright.sync_api", "pip install playwright")
+from playwright.sync_api import expect  # noqa: E402
 
 VARIANT_NAME = {"generala": "^Generala Ten", "generala-doble": "Double Generala", "double-cameroon": "Double Cameroon",
                 "general-pr": "Puerto Rico", "generala-wiki": "encyclopedia", "yahtzee": "^Yahtzee", "kniffel": "^Kniffel",

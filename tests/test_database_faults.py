@@ -18,7 +18,7 @@ import sqlalchemy as sa
 
 from service import create_app
 
-from .conftest import PG_URL, Table, dispose, run_sql
+from .conftest import Table, dispose, run_sql
 from .faults import TcpProxy
 
 

@@ -15,6 +15,10 @@ import re
 
 import pytest
 import yaml
+
+from .conftest import needs
+
+needs("hypothesis", "pip install hypothesis")
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 

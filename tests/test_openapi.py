@@ -9,7 +9,13 @@ import tempfile
 from pathlib import Path
 
 import pytest
-import schemathesis
+
+from .conftest import needs
+
+needs("hypothesis", "pip install hypothesis")
+needs("schemathesis", "pip install schemathesis")
+needs("openapi_spec_validator", "pip install openapi-spec-validator")
+import schemathesis  # noqa: E402
 import yaml
 from hypothesis import HealthCheck, settings
 from openapi_spec_validator import validate

@@ -13,7 +13,7 @@ import sqlalchemy as sa
 
 from service import create_app
 
-from .conftest import PG_URL, Table, dispose, migrated_app, require
+from .conftest import Table, dispose, migrated_app, require
 
 
 def _game(client, status_turns=0, players=("Ana", "Beto")):

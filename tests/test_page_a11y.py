@@ -14,7 +14,11 @@ import subprocess
 import tarfile
 
 import pytest
-from playwright.sync_api import expect
+
+from .conftest import needs
+
+needs("playwright.sync_api", "pip install playwright")
+from playwright.sync_api import expect  # noqa: E402
 
 from .conftest import ROOT, require, shot
 from .pagekit import NAMES, cell, choose, option, roll, scratch, start_game

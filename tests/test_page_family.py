@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import re
 
-from playwright.sync_api import expect
+from .conftest import needs
+
+needs("playwright.sync_api", "pip install playwright")
+from playwright.sync_api import expect  # noqa: E402
 
 from .conftest import shot
 from .pagekit import cell, choose, roll, start_game, total

@@ -9,7 +9,10 @@ from __future__ import annotations
 import json
 import re
 
-from playwright.sync_api import expect
+from .conftest import needs
+
+needs("playwright.sync_api", "pip install playwright")
+from playwright.sync_api import expect  # noqa: E402
 
 from .conftest import shot
 from .pagekit import api_turns, cell, choose, roll, start_game

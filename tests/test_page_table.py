@@ -6,7 +6,11 @@ import re
 import time
 
 import pytest
-from playwright.sync_api import expect
+
+from .conftest import needs
+
+needs("playwright.sync_api", "pip install playwright")
+from playwright.sync_api import expect  # noqa: E402
 
 from .conftest import shot
 from .pagekit import NAMES, cell, choose, in_viewport, option, roll, scratch, start_game

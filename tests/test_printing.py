@@ -7,7 +7,11 @@ import io
 import itertools
 
 import pytest
-from pypdf import PdfReader
+
+from .conftest import needs
+
+needs("pypdf", "pip install pypdf")
+from pypdf import PdfReader  # noqa: E402
 
 from service.cli import PRINTABLES, printable_files
 from service.printing import LANGS, SIZES, SheetOptionError, blank_sheet, filled_sheet, fonts, layout

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from collections import Counter
 
+from .conftest import needs
+
+needs("hypothesis", "pip install hypothesis")
 from hypothesis import given, settings
 from hypothesis import strategies as st
 

@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import pytest
+
+from .conftest import needs
+
+needs("hypothesis", "pip install hypothesis")
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from marshmallow import Schema, ValidationError, fields, validates_schema

@@ -13,6 +13,7 @@ from service.solver import Solver, dice
 from service.solver.advise import Position, advise
 
 from .bruteforce import Brute
+from .conftest import solved
 
 
 def random_sheet(rules, free: int, rng: random.Random) -> dict:
@@ -157,7 +158,7 @@ PUBLISHED = [
 @pytest.mark.slow
 @pytest.mark.parametrize(("variant", "options", "expected", "places"), PUBLISHED)
 def test_the_published_expected_scores(variant, options, expected, places):
-    V = Solver(find_variant(variant).rules(**options)).build()
+    _, V = solved(find_variant(variant).rules(**options))
     assert round(float(V[0]), places) == expected
 
 
@@ -178,8 +179,7 @@ def test_kniffel_is_yahtzee_under_other_names():
                                      "double-cameroon", "yacht", pytest.param("yahtzee", marks=pytest.mark.slow)])
 def test_a_scratch_never_raises_what_is_still_to_come(variant):
     """One more box closed with nothing in it leaves fewer points to come, from every reachable state."""
-    solver = Solver(find_variant(variant).rules())
-    V = solver.build()
+    solver, V = solved(find_variant(variant).rules())
     space = solver.space
     step = solver.rules.boxes_per_turn
     for closed in range(0, space.nb - step + 1, step):
@@ -200,8 +200,7 @@ def test_a_scratch_never_raises_what_is_still_to_come(variant):
 @pytest.mark.parametrize("variant", ["generala", "general-pr", "generala-doble"])
 def test_advice_best_is_the_best_of_boxes_and_keeps_and_roll_3_adds_up(variant):
     rules = find_variant(variant).rules()
-    solver = Solver(rules)
-    V = solver.build()
+    solver, V = solved(rules)
     rng = random.Random(variant)
     for _ in range(40):
         sheet = random_sheet(rules, rng.randint(1, len(rules.boxes)), rng)

@@ -4,6 +4,7 @@ a newcomer can read."""
 from __future__ import annotations
 
 import ast
+import re
 import sys
 from pathlib import Path
 
@@ -227,3 +228,41 @@ def test_each_module_is_of_a_readable_size_and_says_what_it_owns(name):
     assert len(text.splitlines()) <= MAX_LINES, f"{path.relative_to(ROOT)}: split it by concern"
     if path.parent.name != "versions":  # migrations say what they do in their revision's message
         assert ast.get_docstring(ast.parse(text)), f"{path.relative_to(ROOT)} opens with no docstring"
+
+
+#: The test tools a module may need, and the modules that need each.
+TOOLS = {
+    "playwright": ["test_page.py", "test_page_a11y.py", "test_page_advice.py", "test_page_family.py",
+                   "test_page_offline.py", "test_page_table.py"],
+    "pypdf": ["test_printing.py"],
+    "hypothesis": ["test_hostile.py", "test_openapi.py", "test_rules_properties.py", "test_schemas.py"],
+    "schemathesis": [],  # test_openapi.py asks for hypothesis first
+}
+
+#: The pytest plugins a tool brings, which an environment without the tool does not load.
+PLUGINS = {"hypothesis": "hypothesispytest", "schemathesis": "schemathesis"}
+
+
+def test_a_missing_test_tool_skips_the_modules_that_need_it_and_nothing_else(tmp_path):
+    """Every tool hidden at once (one collection of the suite: 10 s), each module skipped for its own."""
+    import os
+    import subprocess
+
+    # Each tool shadowed by a package that cannot be imported, first on the path; their plugins not loaded.
+    for name in TOOLS:
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "__init__.py").write_text(f'raise ImportError("No module named {name!r} (hidden)")\n')
+    env = {k: v for k, v in os.environ.items() if k != "ANOTADOR_NO_SKIP"} | {"PYTHONPATH": str(tmp_path)}
+    plugins = [arg for name in PLUGINS.values() for arg in ("-p", f"no:{name}")]
+    out = subprocess.run([sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider",
+                          "-p", "no:xdist", *plugins, "-rs", "tests"], cwd=ROOT, env=env, capture_output=True,
+                         text=True, timeout=300)
+    assert out.returncode == 0, out.stdout[-3000:] + out.stderr[-3000:]
+    collected = set(re.findall(r"^tests/(\w+\.py)::", out.stdout, re.M))
+    modules = {p.name for p in (ROOT / "tests").glob("test_*.py")}
+    needing = {m for ms in TOOLS.values() for m in ms}
+    assert collected == modules - needing, out.stdout[-3000:]
+    assert "test_games_flow.py" in collected  # reads a PDF in one test only: collected all the same
+    # each module skipped for the first tool it needs, and said so
+    said = {tool: int(n) for n, tool in re.findall(r"SKIPPED \[(\d+)\] .*: (\w+)[\w.]* is not installed", out.stdout)}
+    assert said == {tool: len(ms) for tool, ms in TOOLS.items() if ms}, out.stdout[-3000:]
