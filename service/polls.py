@@ -29,9 +29,10 @@ from .api.common import tags_sent
 from .api.games import BODY_HEADERS, READ_HEADERS, kept_key
 from .extensions import compress as flask_compress
 from .sheets import iso_stored
+from .sheets.reads import GAME_ID
 
 #: A game's own URL, as the API names it (ids are short URL-safe strings).
-GAME = re.compile(r"/api/v1/games/([A-Za-z0-9_-]{1,32})/?")
+GAME = re.compile(rf"/api/v1/games/({GAME_ID.pattern})/?")
 
 #: An Accept-Encoding whose encoding the view has not chosen yet.
 _UNKNOWN = object()

@@ -347,3 +347,24 @@ def test_a_turn_is_stored_as_the_orm_stores_it(new_game, db_app):
         stamp = r"\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(\.\d+)?"
         assert re.fullmatch(stamp + r"(\+00(:00)?)?", recorded), recorded
         assert db.session.scalar(sa.text("SELECT CAST(dice AS TEXT) FROM corrections")) == turn_dice
+
+
+#: Ids no game can have: a NUL (which PostgreSQL refuses in text), bytes that are not UTF-8, other scripts,
+#: spaces, a path, an id one character too long.
+HOSTILE_IDS = ["a%00b", "%00", "a%FFb", "%ED%A0%80", "%C3%B1and%C3%BA", "a%20b", "a%09", "..%2F..", "x" * 33]
+
+
+@pytest.mark.parametrize(("method", "suffix", "body"), [
+    ("GET", "", None), ("GET", "/turns", None), ("GET", "/analysis", None), ("GET", "/sheet.pdf", None),
+    ("POST", "/turns", {"player": 0, "category": "ones", "dice": [1, 1, 1, 2, 3]}),
+    ("DELETE", "/turns/last", None), ("PATCH", "/turns/1", {"served": True}),
+    ("POST", "/roll-off", {"player": 0, "dice": [1, 2, 3, 4, 5]}),
+])
+def test_an_id_no_game_can_have_is_404_on_both_databases(api, new_game, method, suffix, body):
+    table = new_game("generala", ["Ana", "Beto"])  # a real game beside it, untouched
+    before = table.get()
+    for game_id in HOSTILE_IDS:
+        r = api.open(f"/api/v1/games/{game_id}{suffix}", method=method, json=body, headers=table.auth)
+        assert r.status_code == 404, (game_id, r.status_code, r.get_data()[:300])
+        assert r.mimetype == "application/problem+json" and r.get_json()["status"] == 404
+    assert table.get() == before

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from flask import current_app
@@ -14,9 +15,17 @@ from .errors import GameNotFound
 from .times import iso_stored
 
 
+#: What a game id can be: URL-safe base64, as made by secrets.token_urlsafe (16 characters today).
+GAME_ID = re.compile(r"[A-Za-z0-9_-]{1,32}")
+
+
 def possible_id(game_id: Any) -> bool:
-    """Whether ``game_id`` could name a game at all (ids are short strings)."""
-    return isinstance(game_id, str) and len(game_id) <= 32
+    """Whether ``game_id`` could name a game at all.
+
+    Anything else (a NUL, which PostgreSQL refuses in text; any other byte)
+    is a game that does not exist, answered before the database is asked.
+    """
+    return isinstance(game_id, str) and GAME_ID.fullmatch(game_id) is not None
 
 
 def get(game_id: str) -> GameRow:
