@@ -12,7 +12,11 @@ import re
 from typing import Any, Iterable, Mapping
 
 from flask import Flask, Response, current_app, g, request
+from sqlalchemy import exc as sa_exc
 from werkzeug.exceptions import BadRequest, HTTPException, RequestEntityTooLarge, UnsupportedMediaType
+
+from .database import DatabaseBusy
+from .extensions import db
 
 PROBLEM = "application/problem+json"
 #: Problem types are tag URIs (RFC 4151): stable identifiers, not links.
@@ -233,6 +237,48 @@ def _short(exc: Exception) -> str:
     return text if len(text) <= 200 else text[:200] + "…"
 
 
+#: The database did not answer: unreachable, restarting, a killed connection, a lock or statement held past
+#: its timeout. The client may retry; the worker is free.
+DATABASE_ERRORS = (sa_exc.OperationalError, sa_exc.InterfaceError, sa_exc.TimeoutError, DatabaseBusy)
+
+
+def database_unavailable(exc: Exception) -> Response:
+    """A 503 problem with Retry-After, for any of :data:`DATABASE_ERRORS`."""
+    current_app.logger.warning("Database unavailable on %s %s: %s", request.method, request.path,
+                               _short(exc).splitlines()[0])
+    try:
+        db.session.rollback()
+    except Exception:  # the connection may be gone; the pool replaces it
+        pass
+    retry = str(current_app.config.get("RETRY_AFTER", 2))
+    return problem(503, "Service Unavailable",
+                   "The database did not answer in time; try again in a moment.",
+                   TYPE_BASE + "database-unavailable", headers=[("Retry-After", retry)])
+
+
+def end_session(response: Response) -> Response:
+    """End the request's session while a failure can still be answered as a problem (a 503).
+
+    Flask-SQLAlchemy ends it in the app context's teardown, after the
+    answer is made and outside every error handler: a rollback that failed
+    there (a connection killed mid-request) reached the server, which sent
+    an empty 500. Here it becomes :func:`database_unavailable`'s answer; on
+    an answer that is already an error, that answer stands. Either way the
+    session is gone, so the teardown finds none. Registered as the last
+    after-request hook, so it runs first and every header is still added.
+    """
+    if not db.session.registry.has():  # most requests never open one
+        return response
+    try:
+        db.session.remove()
+    except DATABASE_ERRORS as exc:
+        if response.status_code < 500:
+            response = database_unavailable(exc)
+    finally:
+        db.session.registry.clear()
+    return response
+
+
 def init_app(app: Flask) -> None:
     """Register the one error handler for every error."""
 
@@ -247,29 +293,8 @@ def init_app(app: Flask) -> None:
             detail = f"The request body is larger than the {limit} bytes this API accepts."
         return problem(exc.code or 500, exc.name, detail, headers=headers)
 
-    from sqlalchemy import exc as sa_exc
-
-    from .database import DatabaseBusy
-
-    @app.errorhandler(sa_exc.OperationalError)
-    @app.errorhandler(sa_exc.InterfaceError)
-    @app.errorhandler(sa_exc.TimeoutError)
-    @app.errorhandler(DatabaseBusy)
-    def handle_database(exc: Exception) -> Response:
-        # Unreachable, restarting, a killed connection, a lock or statement
-        # held past its timeout: the client may retry; the worker is free.
-        app.logger.warning("Database unavailable on %s %s: %s", request.method, request.path,
-                           _short(exc).splitlines()[0])
-        from .extensions import db
-
-        try:
-            db.session.rollback()
-        except Exception:  # the connection may be gone; the pool replaces it
-            pass
-        retry = str(current_app.config.get("RETRY_AFTER", 2))
-        return problem(503, "Service Unavailable",
-                       "The database did not answer in time; try again in a moment.",
-                       TYPE_BASE + "database-unavailable", headers=[("Retry-After", retry)])
+    for cls in DATABASE_ERRORS:
+        app.register_error_handler(cls, database_unavailable)
 
     @app.errorhandler(Exception)
     def handle_unexpected(exc: Exception) -> Response:
