@@ -160,3 +160,39 @@ def test_migration_moves_json_corrections_into_rows(tmp_path):
         (True, 35, "2026-01-01T10:00:01Z"), (False, 30, "2026-01-01T10:00:02Z")]
     assert app.test_client().get("/api/v1/games/g1").get_json()["players"][0]["sheet"]["sixes"] == 18
     dispose(app)
+
+
+@pytest.mark.parametrize("suffix", ["/turns", "/analysis"])
+def test_history_and_analysis_are_kept_by_version_and_revalidated_for_the_cost_of_a_poll(limited, advice_tables,
+                                                                                        suffix):
+    """Twelve players and dozens of corrections: only a version's first read reads the game's rows."""
+    from service.extensions import db
+
+    app, client = limited(MAX_CORRECTIONS=1000, GAMES_PER_MINUTE=0)
+    names = [f"Jugador {i} — Игрок 玩家 {i}" for i in range(12)]
+    table = Table(client, _new(client, players=names).get_json())
+    first = table.body["first_player"]
+    for i in range(12):
+        table.turn((first + i) % 12, "ones", [1, 1, 2, 3, 4])
+    for i in range(40):
+        table.correct(1 + i % 12, served=bool(i % 2))
+    with app.app_context():
+        engine = db.engine
+    watch = Statements(engine)
+    r = client.get(table.url(suffix))
+    assert r.status_code == 200, r.get_json()
+    assert len(watch.seen) >= 2  # the game and its rows, once
+    tag, body = r.headers["ETag"], r.get_data()
+    for headers, status in (({}, 200), ({"If-None-Match": tag}, 304), ({"If-None-Match": f'"0", {tag}'}, 304)):
+        watch.seen.clear()
+        again = client.get(table.url(suffix), headers=headers)
+        assert again.status_code == status and watch.seen == [], (status, watch.seen)
+        assert again.headers["ETag"] == tag and again.headers["Cache-Control"] == "no-cache"
+        assert again.get_data() == (body if status == 200 else b"")
+    watch.close()
+    # a new version is read anew, never the kept one
+    table.turn((first + 12) % 12, "twos", [2, 2, 3, 4, 5])
+    newer = client.get(table.url(suffix), headers={"If-None-Match": tag})
+    assert newer.status_code == 200 and newer.headers["ETag"] != tag
+    turns = newer.get_json()["turns"]
+    assert len(turns) == 13 and turns[-1]["player"] == (first + 12) % 12

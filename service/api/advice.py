@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from flask import Blueprint, jsonify, request
+from flask import Blueprint, jsonify
 
 from .. import sheets
 from ..advice import tables
@@ -18,7 +18,7 @@ from ..rules import RulesError
 from ..schemas import AdviceRequestSchema, FastLoader
 from ..solver.advise import advise, judge_turn
 from .common import load, resolve_rules, rules_error
-from .games import etag
+from .games import version_read
 
 bp = Blueprint("advice", __name__)
 
@@ -67,7 +67,10 @@ def advice():
 @bp.get("/games/<game_id>/analysis")
 def analysis(game_id: str):
     """Every recorded turn judged: the box chosen, the best box for the same dice, the points it cost."""
-    game = sheets.get(game_id)
+    return version_read(game_id, "analysis", analysis_body)
+
+
+def analysis_body(game) -> dict[str, Any]:
     rules = sheets.rules_of(game)
     table = tables().get(rules)
     n = len(game.players)
@@ -97,8 +100,5 @@ def analysis(game_id: str):
         now = sum(sheet[seat].values()) + earned[seat] + float(table.values[state])
         players.append({"name": p.name, "expected_start": _round(start), "expected_now": _round(now),
                         "lost": _round(lost), "luck": _round(now - start + lost)})
-    response = jsonify({"game": game.id, "variant": rules.variant.id, "status": game.status,
-                        "note": KEEPS_NOT_JUDGED, "players": players, "turns": turns})
-    response.headers["ETag"] = etag(game.version)
-    response.headers["Cache-Control"] = "no-cache"
-    return response.make_conditional(request)
+    return {"game": game.id, "variant": rules.variant.id, "status": game.status,
+            "note": KEEPS_NOT_JUDGED, "players": players, "turns": turns}

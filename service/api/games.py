@@ -13,7 +13,7 @@ import hashlib
 import json
 import re
 import weakref
-from typing import Any
+from typing import Any, Callable
 
 from flask import Blueprint, Response, current_app, g, jsonify, request, url_for
 from werkzeug.exceptions import BadRequest
@@ -169,6 +169,38 @@ def json_response(text: str, key: tuple, status: int = 200) -> Response:
     return response
 
 
+def version_read(game_id: str, kind: str, render: Callable[[GameRow], Any]) -> Response:
+    """A read derived from one version of a game (its history, its analysis), priced like a poll.
+
+    The ETag is the version, known from the primary key alone before any
+    work: a client that has this version gets its 304 for the cost of a
+    poll. A version's body is rendered once per worker and kept with the
+    game bodies (a version never changes), its compressed forms too; only
+    a version not seen yet reads the game's rows and calls ``render``.
+    """
+    version, made = sheets.head_of(game_id)
+    seen = tags_sent(request.if_none_match, weak=True)
+    if seen and (str(version) in seen or "*" in seen):
+        response = Response(status=304)
+        response.headers["ETag"] = etag(version)
+        response.headers.extend(READ_HEADERS)
+        return response
+    key = (kind, game_id, version, made)
+    text = bodies().get(key)
+    if text is None:
+        game = sheets.get(game_id)
+        # a write may have landed since the head was read: name what was rendered
+        key = (kind, game.id, game.version, sheets.iso(game.updated_at))
+        text = current_app.json.dumps(render(game))
+        bodies().put(key, text)
+    response = current_app.response_class(text, mimetype="application/json")
+    response.headers["ETag"] = etag(key[2])
+    response.headers.extend(READ_HEADERS)
+    response.headers.extend(BODY_HEADERS[1:])
+    g.compress_key = kept_key(key)
+    return response
+
+
 def kept_key(key: tuple) -> str:
     """The name a game version's compressed forms are kept under (service.compression)."""
     return "game:" + ":".join(map(str, key))
@@ -296,16 +328,16 @@ def record_turn(game_id: str):
 @bp.get("/<game_id>/turns")
 def list_turns(game_id: str):
     """Every turn in order, with what corrections changed; then any roll-off rolls."""
-    game = sheets.get(game_id)
+    return version_read(game_id, "turns", history_body)
+
+
+def history_body(game: GameRow) -> dict[str, Any]:
     history = sheets.corrections_of(game)
-    response = jsonify({
+    return {
         "turns": [turn_body(t, history.get(t.id, ())) for t in sheets.turns_of(game)],
         "roll_offs": [{"player": r.player, "dice": r.dice, "recorded_at": sheets.iso(r.recorded_at)}
                       for r in sheets.roll_offs_of(game)],
-    })
-    response.headers["ETag"] = etag(game.version)
-    response.headers["Cache-Control"] = NO_CACHE
-    return response.make_conditional(request)
+    }
 
 
 @bp.delete("/<game_id>/turns/last")
