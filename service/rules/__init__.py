@@ -10,6 +10,14 @@ the printed sheets and the tests all consume the same rule objects.
 
 from .boxes import FIXED, NUMBER, SUM, Box, count
 from .errors import (
+    BoxClosedError,
+    FirstPlayerTieError,
+    GameOverError,
+    InvalidNameError,
+    InvalidTurnError,
+    NotQualifiedError,
+    NotYourTurnError,
+    RollOffError,
     InvalidDiceError,
     InvalidGroupsError,
     InvalidOptionError,
@@ -35,19 +43,11 @@ __all__ = [
 
 from .game import (  # noqa: E402 - game builds on everything above
     REASONS,
-    BoxClosedError,
     Choice,
-    FirstPlayerTieError,
     Game,
-    GameOverError,
-    InvalidNameError,
-    InvalidTurnError,
-    NotQualifiedError,
-    NotYourTurnError,
     Outcome,
     Placed,
     Play,
-    RollOffError,
     clean_name,
     clean_names,
     first_player,

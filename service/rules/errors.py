@@ -9,6 +9,8 @@ layer can report it against the request without parsing messages.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 
 class RulesError(ValueError):
     """Base class: the rules cannot answer this question as asked."""
@@ -45,3 +47,39 @@ class NoFreeBoxError(RulesError):
 
 class InvalidGroupsError(RulesError):
     """A split of the dice into groups that is not a split of these dice."""
+
+
+class NotYourTurnError(RulesError):
+    """Another player is to play (a conflict with the game's state)."""
+
+
+class BoxClosedError(RulesError):
+    """The box already holds an entry for this player."""
+
+
+class GameOverError(RulesError):
+    """The game has ended; no turn can be recorded."""
+
+
+class NotQualifiedError(RulesError):
+    """The roll does not qualify for the chosen box (and it is not a scratch)."""
+
+
+class InvalidTurnError(RulesError):
+    """A turn that is malformed for this rule set (wrong number of boxes, ...)."""
+
+
+class InvalidNameError(RulesError):
+    """A player's name that is not 1-40 characters of visible text, or one already at the table."""
+
+
+class FirstPlayerTieError(RulesError):
+    """The first-player dice still end tied at the top (or bottom): ``seats`` roll again."""
+
+    def __init__(self, message: str, field: str | None, seats: Sequence[int]):
+        super().__init__(message, field)
+        self.seats = tuple(seats)
+
+
+class RollOffError(RulesError):
+    """A roll-off roll that does not fit: none under way, not a contender, ..."""

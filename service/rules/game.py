@@ -12,7 +12,9 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Sequence
 
-from .errors import InvalidDiceError, InvalidGroupsError, RulesError, UnknownBoxError
+from .errors import (BoxClosedError, FirstPlayerTieError, GameOverError, InvalidDiceError, InvalidGroupsError,
+                     InvalidNameError, InvalidTurnError, NotQualifiedError, NotYourTurnError, RollOffError,
+                     RulesError, UnknownBoxError)
 from .boxes import Counts
 from .ruleset import RuleSet
 from .spec import GROUP
@@ -21,42 +23,6 @@ MAX_PLAYERS = 12
 #: Rounds of first-player dice a request may hold: ties that repeat this often
 #: are a typo, not dice.
 MAX_FIRST_ROUNDS = 50
-
-
-class NotYourTurnError(RulesError):
-    """Another player is to play (a conflict with the game's state)."""
-
-
-class BoxClosedError(RulesError):
-    """The box already holds an entry for this player."""
-
-
-class GameOverError(RulesError):
-    """The game has ended; no turn can be recorded."""
-
-
-class NotQualifiedError(RulesError):
-    """The roll does not qualify for the chosen box (and it is not a scratch)."""
-
-
-class InvalidTurnError(RulesError):
-    """A turn that is malformed for this rule set (wrong number of boxes, ...)."""
-
-
-class InvalidNameError(RulesError):
-    """A player's name that is not 1-40 characters of visible text, or one already at the table."""
-
-
-class FirstPlayerTieError(RulesError):
-    """The first-player dice still end tied at the top (or bottom): ``seats`` roll again."""
-
-    def __init__(self, message: str, field: str | None, seats: Sequence[int]):
-        super().__init__(message, field)
-        self.seats = tuple(seats)
-
-
-class RollOffError(RulesError):
-    """A roll-off roll that does not fit: none under way, not a contender, ..."""
 
 
 #: Longest player name, in characters (after spaces are folded).
@@ -102,6 +68,10 @@ def name_key(name: str) -> str:
     """The form two names are compared in: "Ana" and "ANA" are one player."""
     return name.casefold()
 
+
+#: Rounds a roll-off may take: players still tied after this many share the win (``tie_shared``), so a game
+#: always ends and its record stays small.
+MAX_ROLL_OFF_ROUNDS = 10
 
 #: Why a game ended; the API's ``reason`` values.
 REASONS = ("instant_win", "highest_total", "tie_shared", "most_generalas", "roll_off", "draw")
@@ -412,36 +382,43 @@ class Game:
             return self._roll_off_outcome(tied)
         return Outcome("finished", tied, "tie_shared")
 
-    def _roll_off_rounds(self, tied: tuple[int, ...]):
-        """Walk the roll-off rolls: yield (contenders, rolls so far) per round."""
+    def _roll_off_rounds(self, tied: tuple[int, ...]) -> tuple[tuple[int, ...], dict[int, int], int]:
+        """Walk the roll-off rolls: the contenders still in, this round's rolls so far, and the rounds done."""
         contenders = tied
         rolls: dict[int, int] = {}
+        rounds = 0
         for player, dice in self.roll_offs:
             rolls[player] = sum(dice)
             if len(rolls) == len(contenders):
                 best = max(rolls.values())
                 contenders = tuple(p for p in contenders if rolls[p] == best)
                 rolls = {}
-                if len(contenders) == 1:
+                rounds += 1
+                if len(contenders) == 1 or rounds == MAX_ROLL_OFF_ROUNDS:
                     break
-        return contenders, rolls
+        return contenders, rolls, rounds
 
     def _roll_off_outcome(self, tied: tuple[int, ...]) -> Outcome:
-        contenders, _ = self._roll_off_rounds(tied)
+        contenders, _, rounds = self._roll_off_rounds(tied)
         if len(contenders) == 1:
             return Outcome("finished", contenders, "roll_off")
+        if rounds == MAX_ROLL_OFF_ROUNDS:
+            return Outcome("finished", contenders, "tie_shared")
         return Outcome("playing", roll_off=contenders)
 
     def roll_off(self, player: Any, dice: Any) -> None:
         """Record one tie-break roll of five dice by a tied player."""
         out = self.outcome()
+        if out.roll_off is None and out.reason == "tie_shared" and self.roll_offs:
+            raise RollOffError(f"The roll-off ended after {MAX_ROLL_OFF_ROUNDS} rounds still tied: "
+                               "the tied players share the win.", None)
         if out.roll_off is None:
             raise RollOffError("No roll-off is under way in this game.", None)
         if type(player) is not int or player not in out.roll_off:
             raise RollOffError(
                 f"Only players {', '.join(map(str, out.roll_off))} are in the roll-off.", "player"
             )
-        _, rolled = self._roll_off_rounds(self.leaders())  # type: ignore[arg-type]
+        _, rolled, _ = self._roll_off_rounds(self.leaders())  # type: ignore[arg-type]
         if player in rolled:
             raise RollOffError(f"Player {player} has rolled this round; the others roll now.", "player")
         self.rules.check_dice(dice, GROUP, "dice")
@@ -452,7 +429,7 @@ class Game:
         out = self.outcome()
         if out.roll_off is None:
             return None
-        contenders, rolled = self._roll_off_rounds(self.leaders())  # type: ignore[arg-type]
+        contenders, rolled, _ = self._roll_off_rounds(self.leaders())  # type: ignore[arg-type]
         return {"players": list(contenders), "rolled": {str(p): s for p, s in rolled.items()}}
 
     # -- rebuilding -------------------------------------------------------
