@@ -383,3 +383,23 @@ def test_roll_off(new_game):
     # undoing the last turn reopens the game and forgets the roll-off
     game = table.undo()
     assert game["status"] == "playing" and game["roll_off"] is None and game["turn"]["round"] == 10
+
+
+def test_a_roll_off_that_keeps_tying_ends_shared_and_says_so(new_game):
+    """Ten rounds of ties through the API: the game ends shared, and a further roll is a 409 that says why."""
+    from service.rules.game import MAX_ROLL_OFF_ROUNDS
+
+    names = ["Ana", "Beto", "Ceci", "Dani", "Eli", "Fede"]
+    table = new_game({"base": "generala", "tie_break": "roll_off"}, names)
+    rules = find_variant("generala").rules()
+    first = table.body["first_player"]
+    for i in range(rules.rounds * len(names)):  # every box scratched: six totals of 0
+        table.turn((first + i) % len(names), rules.boxes[i // len(names)].id, scratch=True)
+    for _ in range(MAX_ROLL_OFF_ROUNDS):
+        for player in range(len(names)):
+            game = table.client.post(table.url("/roll-off"), json={"player": player, "dice": [4, 4, 4, 4, 4]},
+                                     headers=table.auth).get_json()
+    assert (game["status"], game["winners"], game["reason"]) == ("finished", list(range(6)), "tie_shared")
+    r = table.client.post(table.url("/roll-off"), json={"player": 0, "dice": [6, 6, 6, 6, 6]}, headers=table.auth)
+    assert r.status_code == 409 and f"after {MAX_ROLL_OFF_ROUNDS} rounds" in r.get_json()["detail"]
+    assert len(table.client.get(table.url("/turns")).get_json()["roll_offs"]) == MAX_ROLL_OFF_ROUNDS * 6

@@ -243,6 +243,34 @@ def test_roll_off_until_one_is_highest():
         game.roll_off(0, [6, 6, 6, 6, 6])
 
 
+@pytest.mark.parametrize("players", [2, 3])
+def test_a_roll_off_still_tied_after_its_last_round_is_a_shared_win(players):
+    from service.rules.game import MAX_ROLL_OFF_ROUNDS
+
+    rules = find_variant("generala").rules(tie_break="roll_off")
+    game = Game(rules, players)
+    scratch_all(game)  # every total 0: all tied
+    for round_ in range(MAX_ROLL_OFF_ROUNDS):
+        assert game.outcome().roll_off == tuple(range(players)), round_
+        for p in range(players):
+            game.roll_off(p, [3, 3, 3, 3, 3])  # every sum 15: tied again
+    out = game.outcome()
+    assert (out.status, out.winners, out.reason, out.roll_off) == ("finished", tuple(range(players)), "tie_shared",
+                                                                 None)
+    assert len(game.roll_offs) == MAX_ROLL_OFF_ROUNDS * players
+    with pytest.raises(RollOffError, match=f"after {MAX_ROLL_OFF_ROUNDS} rounds still tied"):
+        game.roll_off(0, [6, 6, 6, 6, 6])
+    # one round short of the cap, a winner still wins it
+    again = Game(rules, 2)
+    scratch_all(again)
+    for _ in range(MAX_ROLL_OFF_ROUNDS - 1):
+        again.roll_off(0, [2, 2, 2, 2, 2])
+        again.roll_off(1, [2, 2, 2, 2, 2])
+    again.roll_off(0, [2, 2, 2, 2, 2])
+    again.roll_off(1, [2, 2, 2, 2, 3])
+    assert (again.outcome().winners, again.outcome().reason) == ((1,), "roll_off")
+
+
 def test_double_cameroon_fills_two_boxes_a_turn():
     rules = find_variant("double-cameroon").rules()
     game = Game(rules, 2)
