@@ -276,21 +276,18 @@ def test_sqlite_a_turn_failing_mid_write_is_503_and_stores_nothing(sqlite_app, k
 
 
 @pytest.mark.parametrize("suffix", ["/turns", "/analysis", "/sheet.pdf"])
-def test_a_connection_killed_before_the_request_ends_its_session_is_a_503_problem(postgres_url, suffix):
+def test_a_connection_killed_before_the_request_ends_its_session_is_a_503_problem(postgres_url, advice_tables,
+                                                                                  suffix):
     """The rollback that ends a read's session fails on a killed connection: a 503 problem, never an empty 500."""
     from service.extensions import db
 
     run_sql(postgres_url, "TRUNCATE games RESTART IDENTITY CASCADE")
     app = create_app({"TESTING": True, "SQLALCHEMY_DATABASE_URI": postgres_url, "GAMES_PER_MINUTE": 0})
-    client = app.test_client()
-    game = Table(client, client.post("/api/v1/games", json={"variant": "generala", "players": ["Ana", "Beto"]})
-                 .get_json())
-    game.turn(game.body["first_player"], "ones", [1, 1, 2, 3, 4])
-    killed = []
+    armed, killed = [], []
 
     @app.after_request
     def kill(response):  # registered last, so it runs first: after the view, before the session ends
-        if killed == [] and db.session.registry.has() and db.session().in_transaction():
+        if armed and not killed and db.session.registry.has() and db.session().in_transaction():
             pid = db.session.connection().connection.driver_connection.info.backend_pid
             run_sql(postgres_url, f"SELECT pg_terminate_backend({pid})")
             deadline = time.monotonic() + 5
@@ -299,6 +296,11 @@ def test_a_connection_killed_before_the_request_ends_its_session_is_a_503_proble
             killed.append(pid)
         return response
 
+    client = app.test_client()
+    game = Table(client, client.post("/api/v1/games", json={"variant": "generala", "players": ["Ana", "Beto"]})
+                 .get_json())
+    game.turn(game.body["first_player"], "ones", [1, 1, 2, 3, 4])
+    armed.append(True)
     try:
         r = client.get(game.url(suffix))
         assert killed, "the read held no transaction to kill"
