@@ -31,6 +31,9 @@ class Defaults:
     #: Corrections one game keeps: a 12-player game has at most 132 turns,
     #: so this is room to fix every turn twice, not a way to grow a game forever.
     MAX_CORRECTIONS = 300
+    #: Idempotency-Key answers one game keeps (the newest; older ones are forgotten): a client retries a
+    #: write within seconds, and a game's keys must not grow with every tap (a 12-player body is 10 KB).
+    IDEMPOTENCY_KEYS_PER_GAME = 100
     #: Game bodies each worker keeps rendered, the last read (a six-player game's is ~6 KB).
     GAME_BODIES = 2048
     #: Game states each worker keeps, the last written or read (a finished six-player game's is ~8 KB).

@@ -355,6 +355,8 @@ class DriverStatement:
         self.names = tuple(compiled.positiontup or ())
         self.converters = tuple(compiled.binds[n].type.dialect_impl(dialect).bind_processor(dialect)
                                 for n in self.names)
+        #: The values the statement itself holds (a LIMIT 1), by name: the caller's parameters are the rest.
+        self.fixed = {n: compiled.binds[n].value for n in self.names if not compiled.binds[n].required}
 
     @classmethod
     def of(cls, statement, keys: tuple[str, ...]) -> "DriverStatement":
@@ -366,7 +368,9 @@ class DriverStatement:
 
     def row(self, params: dict[str, Any]) -> tuple:
         """``params`` as the driver takes them, in the SQL's order."""
-        return tuple(params[n] if c is None else c(params[n]) for n, c in zip(self.names, self.converters))
+        fixed = self.fixed
+        values = [fixed[n] if n in fixed else params[n] for n in self.names]
+        return tuple(v if c is None else c(v) for v, c in zip(values, self.converters))
 
     def run(self, driver: sqlite3.Connection, rows: list[tuple]) -> sqlite3.Cursor:
         """Run on ``driver`` (:func:`driver_connection`) once per row; the driver's errors as SQLAlchemy's."""

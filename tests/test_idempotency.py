@@ -169,3 +169,42 @@ def test_concurrent_retries_with_one_key_apply_once_under_gunicorn(db_url):
     assert len({json.dumps(a[2], sort_keys=True) for a in answers}) == 1
     assert len(history["turns"]) == 1
     assert sum(1 for a in answers if a[1].get("Idempotent-Replayed") == "true") == 15
+
+
+def test_a_game_keeps_its_newest_keys_only_and_a_keyed_write_costs_the_same_after_hundreds(db_url):
+    """A write-token holder looping keyed turn and undo: the keys stay capped, each write's statements flat."""
+    from service import create_app
+    from service.extensions import db
+
+    from .conftest import Table, dispose
+    from .test_games_limits import Statements
+
+    app = create_app({"TESTING": True, "SQLALCHEMY_DATABASE_URI": db_url, "IDEMPOTENCY_KEYS_PER_GAME": 5,
+                      "GAMES_PER_MINUTE": 0})
+    client = app.test_client()
+    names = [f"Jugadora {i} — Игрок 玩家 😀" for i in range(12)]
+    table = Table(client, client.post("/api/v1/games", json={"variant": "generala", "players": names}).get_json())
+    first = table.body["first_player"]
+    body = {"player": first, "dice": [1, 1, 2, 3, 4], "category": "ones"}
+    with app.app_context():
+        engine = db.engine
+    costs = {}
+    try:
+        for i in range(120):
+            watch = Statements(engine) if i in (10, 118) else None
+            assert post(table, "/turns", body, key=f"turn-{i}").status_code == 201
+            assert post(table, "/turns/last", None, key=f"undo-{i}", method="DELETE").status_code == 200
+            if watch:
+                costs[i] = [kind for kind, _ in watch.seen]
+                watch.close()
+        with app.app_context():
+            kept = db.session.execute(sa.text("SELECT key FROM idempotency_keys ORDER BY id")).scalars().all()
+        assert kept == ["undo-117", "turn-118", "undo-118", "turn-119", "undo-119"]
+        assert costs[10] == costs[118]  # the same statements, whatever came before
+        # the newest keys still answer as before; a forgotten one is a new request (here: a turn that fits)
+        again = post(table, "/turns/last", None, key="undo-119", method="DELETE")
+        assert again.status_code == 200 and again.headers["Idempotent-Replayed"] == "true"
+        forgotten = post(table, "/turns", body, key="turn-0")
+        assert forgotten.status_code == 201 and "Idempotent-Replayed" not in forgotten.headers
+    finally:
+        dispose(app)

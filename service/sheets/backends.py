@@ -26,7 +26,7 @@ from ..database import DriverStatement, begin_write, driver_connection
 from ..extensions import db
 from ..models import EntryRow, GameRow, TurnRow
 from ..rules import Play
-from .keys import FORGET, KEYS, REMEMBER, STORED, forgets
+from .keys import FORGET, KEYS, REMEMBER, STORED
 from .rows import move_params, move_statement
 
 #: A turn's writes: run inside the write transaction, True if they wrote (the game was at the expected version).
@@ -47,8 +47,8 @@ class Backend:
     def begin_store(self) -> None:
         """After a turn's unlocked reads, begin its write."""
 
-    def remember(self, params: dict[str, Any], forget: bool) -> None:
-        """Store a keyed write's answer (:func:`~service.sheets.keys.key_params`); with ``forget``, old keys go."""
+    def remember(self, params: dict[str, Any]) -> None:
+        """Store a keyed write's answer (:func:`~service.sheets.keys.key_params`), and forget the game's old keys."""
         raise NotImplementedError
 
     def turn_writes(self, game: GameRow, number: int, play: Play, outcome: dict[str, Any],
@@ -87,10 +87,9 @@ class SQLite(Backend):
         db.session.rollback()  # the read ends; the write begins as a writer
         begin_write()
 
-    def remember(self, params: dict[str, Any], forget: bool) -> None:
+    def remember(self, params: dict[str, Any]) -> None:
         conn = db.session.connection()
-        if forget:
-            conn.execute(FORGET, params)
+        conn.execute(FORGET, params)
         conn.execute(REMEMBER, params)
 
     def turn_writes(self, game, number, play, outcome, expected=None, keyed=None) -> Writes:
@@ -103,7 +102,7 @@ class SQLite(Backend):
         at = insert_entry.names.index("turn_id")  # filled in once the turn has its id
         entry_rows = [insert_entry.row({**box, "turn_id": None}) for box in boxes]
         keys = []  # the answer under its key, once the keys past their day are forgotten
-        for statement in ((FORGET,) if forgets(game, keyed) else ()) + ((REMEMBER,) if keyed is not None else ()):
+        for statement in (FORGET, REMEMBER) if keyed is not None else ():
             statement = DriverStatement.of(statement, ())
             keys.append((statement, statement.row(keyed)))
 
@@ -138,24 +137,24 @@ class PostgreSQL(Backend):
         # Every statement stands alone, and the game's row is never locked.
         db.session.connection(execution_options={"isolation_level": "AUTOCOMMIT"})
 
-    def remember(self, params: dict[str, Any], forget: bool) -> None:
-        db.session.connection().execute(self.REMEMBER_AND_FORGET if forget else REMEMBER, params)
+    def remember(self, params: dict[str, Any]) -> None:
+        db.session.connection().execute(self.REMEMBER_AND_FORGET, params)
 
     def turn_writes(self, game, number, play, outcome, expected=None, keyed=None) -> Writes:
         turn, boxes = _turn_rows(game, number, play, outcome)
         params = {f"turn_{k}": v for k, v in turn.items()} | move_params(game, outcome, expected)
         if keyed is not None:  # prefixed: a bare "created_at" would join the game's SET clause
-            params |= {f"key_{k}": v for k, v in keyed.items()} | {"expired": keyed["expired"]}
+            params |= {f"key_{k}": v for k, v in keyed.items()} | {"expired": keyed["expired"], "keep": keyed["keep"]}
         for i, box in enumerate(boxes):
             params |= {f"box{i}_{k}": v for k, v in box.items()}
         statement = _turn_statement(tuple(turn), tuple(boxes[0]), len(boxes), tuple(outcome), expected is not None,
-                                    keyed is not None, forgets(game, keyed))
+                                    keyed is not None)
         return lambda: db.session.execute(statement, params).rowcount == len(boxes)
 
 
 @functools.cache
 def _turn_statement(turn: tuple[str, ...], entry: tuple[str, ...], boxes: int, outcome: tuple[str, ...],
-                    guarded: bool, keyed: bool, forget: bool):
+                    guarded: bool, keyed: bool):
     """PostgreSQL: a turn, its ``boxes`` entries and the game's update in one statement, built once per shape.
 
     ``turn``, ``entry`` and ``outcome`` name the columns the SQLite path
@@ -163,8 +162,8 @@ def _turn_statement(turn: tuple[str, ...], entry: tuple[str, ...], boxes: int, o
     (``keyed``) the answer under its key are data-modifying WITH queries,
     each row taken from the one before: with ``guarded``, the game moves
     only from version ``expected``, and if it does not, nothing else is
-    written either (the statement inserts no entry). With ``forget``, the
-    game's keys past their day are deleted too. Bound parameters only, so
+    written either (the statement inserts no entry). With ``keyed``, the
+    game's old keys are deleted too (:data:`~service.sheets.keys.FORGET`). Bound parameters only, so
     each request just fills them in.
     """
     turns, entries = TurnRow.__table__, EntryRow.__table__
@@ -179,7 +178,7 @@ def _turn_statement(turn: tuple[str, ...], entry: tuple[str, ...], boxes: int, o
         remembered = insert(KEYS).from_select(
             ["game_id", *STORED],
             select(moved.c.id, *(bindparam(f"key_{c}", type_=KEYS.c[c].type) for c in STORED)))
-        statement = statement.add_cte(remembered.cte("remembered"), *([FORGET.cte("forgotten")] if forget else []))
+        statement = statement.add_cte(remembered.cte("remembered"), FORGET.cte("forgotten"))
     return statement.execution_options(preserve_rowcount=True)  # SQLAlchemy keeps an INSERT's count only if asked
 
 

@@ -13,13 +13,13 @@ from dataclasses import dataclass
 from datetime import timedelta
 from typing import Callable
 
+from flask import current_app
 from sqlalchemy import bindparam, delete, insert, select
 
 from ..extensions import db
 from ..models import GameRow, IdempotencyRow, utcnow
 from ..rules import Game
 from .errors import IdempotencyMismatch, Replay
-from .times import aware
 
 #: How long the answer to a write is kept for retries with its Idempotency-Key.
 IDEMPOTENCY_TTL = timedelta(hours=24)
@@ -47,8 +47,12 @@ KEY_ROW = select(KEYS.c.fingerprint, KEYS.c.status, KEYS.c.body, KEYS.c.etag).wh
 #: The game row and, beside it, a key's stored answer (NULLs when there is none).
 READ_KEYED = select(GameRow, *KEY_ROW.selected_columns).outerjoin(
     KEYS, (KEYS.c.game_id == GameRow.id) & (KEYS.c.key == bindparam("key"))).where(GameRow.id == bindparam("game"))
-#: The keys of a game past their day.
-FORGET = delete(KEYS).where(KEYS.c.game_id == bindparam("game"), KEYS.c.created_at < bindparam("expired"))
+#: The keys of a game past their day, or older than its newest ``keep``: run with every keyed write (before
+#: its own key is stored, or beside it), so a game never holds more than IDEMPOTENCY_KEYS_PER_GAME.
+_NEWEST = select(KEYS.c.id).where(KEYS.c.game_id == bindparam("game")).order_by(KEYS.c.id.desc()) \
+    .limit(1).offset(bindparam("keep")).scalar_subquery()
+FORGET = delete(KEYS).where(KEYS.c.game_id == bindparam("game"),
+                            (KEYS.c.created_at < bindparam("expired")) | (KEYS.c.id <= _NEWEST))
 #: What a key's row holds beside its game...
 STORED = ("key", "fingerprint", "status", "body", "etag", "created_at")
 #: ... stored: a write's answer under its key.
@@ -63,14 +67,6 @@ def replay(idem: Idempotency, fingerprint: str, status: int, body: str, etag: st
     raise Replay(status, body, etag)
 
 
-def forgets(game: GameRow, keyed: dict | None) -> bool:
-    """Whether a write keyed with ``keyed`` (:func:`key_params`) should forget the game's keys past their day.
-
-    A key is never older than its game: a game younger than a day has none.
-    """
-    return keyed is not None and aware(game.created_at) < keyed["expired"]
-
-
 def key_params(game: GameRow, state: Game, idem: Idempotency | None, answer: tuple | None) -> dict | None:
     """What :data:`REMEMBER` and :data:`FORGET` store and forget for a keyed write (None without a key).
 
@@ -80,5 +76,6 @@ def key_params(game: GameRow, state: Game, idem: Idempotency | None, answer: tup
         return None
     status, body, etag = idem.stored = answer or idem.render(game, state)
     now = utcnow()
+    keep = max(0, int(current_app.config["IDEMPOTENCY_KEYS_PER_GAME"]) - 1)  # and this write's own
     return {"game": game.id, "key": idem.key, "fingerprint": idem.fingerprint, "status": status, "body": body,
-            "etag": etag, "created_at": now, "expired": now - IDEMPOTENCY_TTL}
+            "etag": etag, "created_at": now, "expired": now - IDEMPOTENCY_TTL, "keep": keep}

@@ -23,7 +23,7 @@ from ..models import GameRow
 from ..rules import Game
 from .backends import backend
 from .errors import Conflict, GameNotFound, PreconditionFailed
-from .keys import KEY_ROW, READ_KEYED, Idempotency, forgets, key_params, replay
+from .keys import KEY_ROW, READ_KEYED, Idempotency, key_params, replay
 from .reads import possible_id
 from .state import keep
 from .tokens import check_token
@@ -76,11 +76,11 @@ def checked(statement, game_id: str, token: str | None, if_match: Any, idem: Ide
 
 
 def remember(game: GameRow, state: Game, idem: Idempotency | None, answer: tuple | None = None) -> None:
-    """Store the answer (``answer``, or rendered now) under the key, in the write's transaction; forget keys past
-    their day."""
+    """Store the answer (``answer``, or rendered now) under the key, in the write's transaction; forget the
+    game's old keys (:data:`~service.sheets.keys.FORGET`)."""
     params = key_params(game, state, idem, answer)
     if params is not None:
-        backend().remember(params, forgets(game, params))
+        backend().remember(params)
 
 
 def commit(game: GameRow, state: Game) -> None:
