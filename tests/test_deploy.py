@@ -126,8 +126,8 @@ def stack(tmp_path_factory, request):
             os.killpg(proc.pid, signal.SIGKILL)
 
 
-def call(port, method, path, body=None, headers=None, timeout=10):
-    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=timeout)
+def call(port, method, path, body=None, headers=None, timeout=10, source="127.0.0.1"):
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=timeout, source_address=(source, 0))
     try:
         hdrs = {"Host": HOST, **(headers or {})}
         data = None if body is None else json.dumps(body).encode()
@@ -268,6 +268,33 @@ def test_text_is_compressed_and_limits_answer_as_problems(stack):
     limited = [a for a in answers if a[0] == 429]
     assert limited, [a[0] for a in answers]
     status, headers, problem = limited[0]
+    assert problem["type"].endswith("rate-limited") and int(headers["Retry-After"]) >= 1
+
+
+#: Every spelling of a rate-limited view that reaches it, and the most requests its zone lets through at once
+#: (burst + 1: rate 10/min and 60/min let none more in a second; 20/s refills 20 more a second, sent one by one).
+SPELLINGS = [
+    ("POST", path, {"variant": "generala", "players": ["Ana", "Beto"]}, 11)
+    for path in ("/api/v1/games", "/api/v1/games/", "/api/v1/games//", "//api//v1//games", "/api/v1/%67ames",
+                 "/api/v1/game%73/", "/API/V1/GAMES")
+] + [
+    ("POST", path, {"variant": "generala"}, 21)
+    for path in ("/api/v1/advice/", "/api/v1//advice", "/api/v1/advic%65", "/api/v1/sheets/")
+] + [
+    ("GET", path, None, 21)
+    for path in ("/api/v1/variants/generala/sheet.pdf/", "/api/v1/games/nope/sheet.pdf/",
+                 "/api/v1/games/nope/analysis/", "/api/v1/games/nope//analysis", "/api/v1/games/nope/%61nalysis")
+] + [("DELETE", "/api/v1/games/nope/turns/last/", None, 150)]
+
+
+@pytest.mark.parametrize(("method", "path", "body", "most"), SPELLINGS)
+def test_no_spelling_of_a_limited_view_escapes_its_limit(stack, method, path, body, most):
+    """Each spelling from an address of its own (127.0.0.x): past the zone's burst, 429 problems."""
+    source = f"127.0.0.{10 + SPELLINGS.index((method, path, body, most))}"
+    answers = [call(stack["port"], method, path, body, source=source) for _ in range(most + 15)]
+    statuses = [a[0] for a in answers]
+    assert 429 in statuses and statuses.index(429) <= most, statuses
+    status, headers, problem = answers[statuses.index(429)]
     assert problem["type"].endswith("rate-limited") and int(headers["Retry-After"]) >= 1
 
 
