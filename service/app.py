@@ -110,9 +110,6 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     app.config["COMPRESS_REGISTER"] = False
     compress.init_app(app)
     headers.init_app(app)
-    # After-request hooks run last registered first: the request's session
-    # ends before headers.Secure sees the answer, a 503 from ending it included.
-    app.after_request(errors.end_session)
     cli.init_app(app)
     advice.init_app(app)
 

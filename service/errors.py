@@ -11,7 +11,8 @@ import json
 import re
 from typing import Any, Iterable, Mapping
 
-from flask import Flask, Response, current_app, g, request
+from flask import Flask, Response, after_this_request, current_app, g, has_request_context, request
+from sqlalchemy import event
 from sqlalchemy import exc as sa_exc
 from werkzeug.exceptions import BadRequest, HTTPException, RequestEntityTooLarge, UnsupportedMediaType
 
@@ -264,10 +265,12 @@ def end_session(response: Response) -> Response:
     there (a connection killed mid-request) reached the server, which sent
     an empty 500. Here it becomes :func:`database_unavailable`'s answer; on
     an answer that is already an error, that answer stands. Either way the
-    session is gone, so the teardown finds none. Registered as the last
-    after-request hook, so it runs first and every header is still added.
+    session is gone, so the teardown finds none. Asked for by the request's
+    first transaction (:func:`_session_began`), so the many requests that
+    open none (a score, a poll) pay nothing; it runs before the app's
+    after-request hooks, which then add their headers to whatever it answers.
     """
-    if not db.session.registry.has():  # most requests never open one
+    if not db.session.registry.has():
         return response
     try:
         db.session.remove()
@@ -277,6 +280,14 @@ def end_session(response: Response) -> Response:
     finally:
         db.session.registry.clear()
     return response
+
+
+@event.listens_for(db.session, "after_begin")
+def _session_began(_session, _transaction, _connection) -> None:
+    """A request's session began a transaction: have :func:`end_session` end it (once per request)."""
+    if has_request_context() and not g.get("anotador_end_session"):
+        g.anotador_end_session = True
+        after_this_request(end_session)
 
 
 def init_app(app: Flask) -> None:

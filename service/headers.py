@@ -38,8 +38,8 @@ class Secure:
         mimetype = response.mimetype or ""
         compressible = mimetype in self.compressible
         have = {name.lower() for name in response.headers.keys()}
-        accept = request.environ.get("HTTP_ACCEPT_ENCODING")
-        if compressible and 200 <= response.status_code < 300 and not self._too_short(response, have) and accept:
+        if compressible and 200 <= response.status_code < 300 and not self._too_short(response, have) \
+                and (accept := request.environ.get("HTTP_ACCEPT_ENCODING")):
             eligible = "content-encoding" not in have and not response.is_streamed
             response = compress.after_request(response)
             have = {name.lower() for name in response.headers.keys()}

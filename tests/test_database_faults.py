@@ -285,8 +285,13 @@ def test_a_connection_killed_before_the_request_ends_its_session_is_a_503_proble
     app = create_app({"TESTING": True, "SQLALCHEMY_DATABASE_URI": postgres_url, "GAMES_PER_MINUTE": 0})
     armed, killed = [], []
 
-    @app.after_request
-    def kill(response):  # registered last, so it runs first: after the view, before the session ends
+    @app.before_request
+    def hook():  # asked for before the view, so it runs after it and before the session ends
+        from flask import after_this_request
+
+        after_this_request(kill)
+
+    def kill(response):
         if armed and not killed and db.session.registry.has() and db.session().in_transaction():
             pid = db.session.connection().connection.driver_connection.info.backend_pid
             run_sql(postgres_url, f"SELECT pg_terminate_backend({pid})")
