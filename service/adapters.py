@@ -16,8 +16,12 @@ The adapters, and the decision on each private use found in the code:
   ``enqueue_req``, ``keepalived_conns``, the parser's unreader and
   ``_DEFER``). Whole requests are read before a thread sees them, so a
   trickling client costs a socket, not a thread, with no proxy in front.
-  gunicorn has no public hook for it; gunicorn stays pinned below its next
-  major version until the adapter's test passes on it.
+  gunicorn has no public hook for it. waitress buffers whole requests by
+  design and was measured against it (``bench/slow_servers.py``, 2026-12-01):
+  /score 1,361 req/s against 1,755, and with 300 connections trickling
+  their headers, 0 of 20 normal requests answered (its connection limit)
+  against 20 of 20 at p95 4.8 ms. Kept; gunicorn stays pinned below its
+  next major version (none is out) until the adapter's test passes on it.
 - :func:`schema_hooks` (marshmallow: a schema's ``_hooks``).
   :class:`service.schemas.FastLoader` loads well-formed bodies without
   marshmallow's machinery (a score costs less than marshmallow's load) and

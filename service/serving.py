@@ -12,6 +12,12 @@ until a whole request (headers, and the body by ``Content-Length`` or to the
 last chunk) has arrived; only then does a thread, and the app, see it. A slow
 client costs a socket, not a thread, and is dropped when the request has not
 arrived in ``ANOTADOR_REQUEST_TIMEOUT`` seconds (10 by default).
+
+It leans on gunicorn's internals (``TConn``, ``enqueue_req``, the parser's
+unreader, ``_DEFER``); ``tests/test_adapters.py`` fails the day they move.
+Why not a server that buffers by design: see :mod:`service.adapters`
+(waitress, measured with ``bench/slow_servers.py``, answered none of 20
+normal requests with 300 slow connections open).
 """
 
 from __future__ import annotations
