@@ -196,3 +196,20 @@ def test_history_and_analysis_are_kept_by_version_and_revalidated_for_the_cost_o
     assert newer.status_code == 200 and newer.headers["ETag"] != tag
     turns = newer.get_json()["turns"]
     assert len(turns) == 13 and turns[-1]["player"] == (first + 12) % 12
+
+
+def test_the_kept_reads_of_one_version_are_never_each_others_compressed_forms(limited, advice_tables):
+    """The body, the history and the analysis of one version, gzipped and kept: each decompresses to itself."""
+    import gzip
+
+    app, client = limited(GAMES_PER_MINUTE=0)
+    names = [f"Jugadora número {i} — Игрок 玩家" for i in range(6)]
+    table = Table(client, _new(client, players=names).get_json())
+    for i in range(6):
+        table.turn((table.body["first_player"] + i) % 6, "ones", [1, 1, 2, 3, 4])
+    plain = {suffix: client.get(table.url(suffix)).get_data() for suffix in ("", "/turns", "/analysis")}
+    for _ in range(2):  # the second time from the kept compressed forms
+        for suffix, data in plain.items():
+            r = client.get(table.url(suffix), headers={"Accept-Encoding": "gzip"})
+            assert r.headers.get("Content-Encoding") == "gzip", suffix
+            assert gzip.decompress(r.get_data()) == data, suffix

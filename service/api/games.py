@@ -159,13 +159,14 @@ def rendered(game: GameRow, state: Game | None = None) -> str:
     return text
 
 
-def json_response(text: str, key: tuple, status: int = 200) -> Response:
-    """A game version's JSON text as an answer: the version as the ETag, revalidated on every use."""
+def json_response(text: str, key: tuple, status: int = 200, kind: str = "game") -> Response:
+    """A game version's JSON text (its body, or another ``kind`` of read) as an answer: the version as the ETag,
+    revalidated on every use."""
     response = current_app.response_class(text, status=status, mimetype="application/json")
     response.headers["ETag"] = etag(key[1])
     response.headers.extend(READ_HEADERS)
     response.headers.extend(BODY_HEADERS[1:])  # the type, the response class sets
-    g.compress_key = kept_key(key)  # its compressed forms are kept too
+    g.compress_key = kept_key(key, kind)  # its compressed forms are kept too
     return response
 
 
@@ -179,31 +180,35 @@ def version_read(game_id: str, kind: str, render: Callable[[GameRow], Any]) -> R
     a version not seen yet reads the game's rows and calls ``render``.
     """
     version, made = sheets.head_of(game_id)
-    seen = tags_sent(request.if_none_match, weak=True)
-    if seen and (str(version) in seen or "*" in seen):
-        response = Response(status=304)
-        response.headers["ETag"] = etag(version)
-        response.headers.extend(READ_HEADERS)
-        return response
-    key = (kind, game_id, version, made)
-    text = bodies().get(key)
+    unchanged = not_modified(version)
+    if unchanged is not None:
+        return unchanged
+    key = (game_id, version, made)
+    text = bodies().get((kind, *key))
     if text is None:
         game = sheets.get(game_id)
         # a write may have landed since the head was read: name what was rendered
-        key = (kind, game.id, game.version, sheets.iso(game.updated_at))
+        key = sheets.version_key(game)
         text = current_app.json.dumps(render(game))
-        bodies().put(key, text)
-    response = current_app.response_class(text, mimetype="application/json")
-    response.headers["ETag"] = etag(key[2])
+        bodies().put((kind, *key), text)
+    return json_response(text, key, kind=kind)
+
+
+def not_modified(version: int) -> Response | None:
+    """A game read's 304, if the client's If-None-Match names ``version`` (weakly: any encoding of it)."""
+    seen = tags_sent(request.if_none_match, weak=True)
+    if not (seen and (str(version) in seen or "*" in seen)):
+        return None
+    response = Response(status=304)
+    response.headers["ETag"] = etag(version)
     response.headers.extend(READ_HEADERS)
-    response.headers.extend(BODY_HEADERS[1:])
-    g.compress_key = kept_key(key)
     return response
 
 
-def kept_key(key: tuple) -> str:
-    """The name a game version's compressed forms are kept under (service.compression)."""
-    return "game:" + ":".join(map(str, key))
+def kept_key(key: tuple, kind: str = "game") -> str:
+    """The name a game version's compressed forms (of its body, or another ``kind`` of read) are kept under
+    (service.compression)."""
+    return f"{kind}:" + ":".join(map(str, key))
 
 
 def game_response(game: GameRow, state: Game | None = None, status: int = 200) -> Response:
@@ -306,12 +311,9 @@ def create_game():
 def get_game(game_id: str):
     """The shared sheet; 304 while the ETag sent is still current."""
     version, made = sheets.head_of(game_id)
-    seen = tags_sent(request.if_none_match, weak=True)
-    if seen and (str(version) in seen or "*" in seen):
-        response = Response(status=304)
-        response.headers["ETag"] = etag(version)
-        response.headers.extend(READ_HEADERS)
-        return response
+    unchanged = not_modified(version)
+    if unchanged is not None:
+        return unchanged
     text = bodies().get((game_id, version, made))
     if text is not None:
         return json_response(text, (game_id, version, made))
