@@ -13,7 +13,7 @@ from typing import Any
 from ..extensions import db
 from ..models import GameRow
 from ..rules import Choice, Game, InvalidTurnError, Play, RuleSet
-from .backends import backend
+from .backends import Backend, backend
 from .errors import Moved
 from .keys import Idempotency, key_params
 from .rows import outcome, show
@@ -63,7 +63,8 @@ def played_unlocked(game_id: str, token: str | None, if_match: Any, data: dict[s
     game from the version read or writes nothing: two round trips for a turn
     instead of four (BEGIN, the lock, the write, COMMIT).
     """
-    backend().begin_unlocked()
+    store_with = backend()
+    store_with.begin_unlocked()
     try:
         game = checked(READ, game_id, token, if_match, idem)
         names_of(game)  # loaded now: the row leaves the session before the write
@@ -75,16 +76,16 @@ def played_unlocked(game_id: str, token: str | None, if_match: Any, data: dict[s
     show(game, values)
     answer = None if idem is None else idem.render(game, state)
     db.session.expunge(game)
-    if not store(game, state, play, values, expected, key_params(game, state, idem, answer)):
+    if not store(store_with, game, state, play, values, expected, key_params(game, state, idem, answer)):
         db.session.rollback()
         return None
     commit(game, state)
     return game, state
 
 
-def store(game: GameRow, state: Game, play: Play, values: dict[str, Any], expected: int, keyed: dict | None) -> bool:
-    """The writes of :func:`played_unlocked`, if the game is still at version ``expected``."""
-    store_with = backend()
+def store(store_with: Backend, game: GameRow, state: Game, play: Play, values: dict[str, Any], expected: int,
+          keyed: dict | None) -> bool:
+    """The writes of :func:`played_unlocked` on ``store_with``, if the game is still at version ``expected``."""
     write = store_with.turn_writes(game, state.turns, play, values, expected, keyed)
     store_with.begin_store()
     return write()
