@@ -75,6 +75,7 @@ def test_gunicorn_threaded_worker_has_what_the_buffering_worker_uses():
     assert _params(gthread.TConn.__init__) == ["self", "cfg", "sock", "client", "server"]
     assert callable(gthread.TConn.init) and callable(gthread.TConn.close)
     assert "self.data_ready" in inspect.getsource(gthread.TConn.__init__)
-    assert "_DEFER" in inspect.getsource(worker.finish_request)
-    assert isinstance(gthread._DEFER, object)
+    # the marker a handled connection hands back to the loop, and the one finish_request looks for
+    assert "return _DEFER" in inspect.getsource(worker.handle)
+    assert "_DEFER" in inspect.getsource(worker.finish_request) and gthread._DEFER is not None
     assert _params(Unreader.unread) == ["self", "data"] and _params(Unreader.take_buffered) == ["self"]
