@@ -91,7 +91,11 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     if not app.config.get("SECRET_KEY"):
         app.config["SECRET_KEY"] = config.secret_key(app.instance_path)
     app.config["SQLALCHEMY_ENGINE_OPTIONS"] = config.engine_options(app.config)
-    app.config["TRUSTED_HOSTS"] = config.hosts(app.config.get("TRUSTED_HOSTS"))
+    # The names served; headers.Hosts checks them, since werkzeug's own check (Flask's TRUSTED_HOSTS)
+    # cannot match an IPv6 address.
+    app.config["SERVED_HOSTS"] = config.hosts(app.config.get("TRUSTED_HOSTS"), app.config.get("LAN_URL"),
+                                              int(app.config.get("PROXY_HOPS") or 0))
+    app.config["TRUSTED_HOSTS"] = None
     # No cookies, no Flask session: SECRET_KEY keys the hash of client
     # addresses, and must not make every request build a cookie signer.
     app.session_interface = NoSessions()

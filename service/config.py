@@ -70,8 +70,10 @@ class Defaults:
     #: How many proxies in front to trust for X-Forwarded-For/-Proto/-Host/
     #: -Prefix (0: none; the peer is the client).
     PROXY_HOPS = 0
-    #: Host names this service answers to (a list, or comma-separated);
-    #: other Host headers are refused with 400. Unset: any.
+    #: Host names this service answers to (a list, or comma-separated; "*":
+    #: any); other Host headers are refused with 400. Unset: this machine's
+    #: own names (localhost; with LAN_URL, also its addresses and host name),
+    #: or, behind PROXY_HOPS proxies, whatever host they forward.
     TRUSTED_HOSTS = None
     #: The address phones should open when a game is started from the
     #: machine itself (scripts/serve --lan sets it to the LAN address).
@@ -132,10 +134,27 @@ def engine_options(config) -> dict:
     return {**options, **config.get("SQLALCHEMY_ENGINE_OPTIONS", {})}
 
 
-def hosts(value) -> list[str] | None:
-    """TRUSTED_HOSTS as a list: JSON list from the environment, or "a.example, b.example"."""
-    if not value:
-        return None
+#: Names that always reach this machine from itself; a web page elsewhere cannot be served under them.
+LOCAL_HOSTS = ("localhost", "127.0.0.1", "[::1]")
+
+
+def hosts(value, lan_url: str | None = None, proxy_hops: int = 0) -> list[str] | None:
+    """TRUSTED_HOSTS as a list (None: any): JSON list from the environment, "a.example, b.example", or "*".
+
+    Unset, the default trusts only names that cannot be borrowed: a forged
+    Host would put its name in share links, and a web page a player visits
+    could reach a LAN server through DNS rebinding under a name of its own.
+    Behind a proxy, the proxy chooses the hosts it forwards.
+    """
     if isinstance(value, str):
-        return [h.strip() for h in value.split(",") if h.strip()]
-    return list(value)
+        value = [h.strip() for h in value.split(",") if h.strip()]
+    if value:
+        listed = [str(h).strip().lower() for h in value]
+        return None if "*" in listed else listed
+    if proxy_hops:
+        return None
+    if lan_url:
+        from .lan import own_names
+
+        return sorted(set(LOCAL_HOSTS) | own_names(lan_url))
+    return list(LOCAL_HOSTS)

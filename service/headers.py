@@ -8,8 +8,10 @@ whatever a response does not say here is the safe choice.
 from __future__ import annotations
 
 from flask import Flask, Response, current_app, request
+from werkzeug.sansio.utils import host_is_trusted
 
 from .compression import Encodings
+from .errors import Problem
 from .extensions import compress
 
 #: Data, never a document: nothing in it may load, run or be framed.
@@ -81,17 +83,44 @@ class Secure:
         return length is not None and length < self.min_size
 
 
+class Hosts:
+    """The Host names served (``TRUSTED_HOSTS``, made a list by :func:`service.config.hosts`; None: any).
+
+    Checked here rather than by werkzeug's ``host_is_trusted``, which cuts an
+    IPv6 entry such as ``[::1]`` at its first colon and so never matches it.
+    A name starting with a dot also matches its subdomains.
+    """
+
+    def __init__(self, names: list[str] | None) -> None:
+        self.names = None if names is None else tuple(n.lower() for n in names)
+
+    def allow(self, host: str | None) -> bool:
+        """Whether a ``Host`` header (``name[:port]``) names this service."""
+        if self.names is None:
+            return True
+        if not host or not host_is_trusted(host):  # characters and port checked: no match for junk
+            return False
+        host = host.lower()
+        name = host[:host.index("]") + 1] if host.startswith("[") and "]" in host else host.partition(":")[0]
+        return any(name == n or (n.startswith(".") and (name.endswith(n) or name == n[1:])) for n in self.names)
+
+
 def check_host() -> None:
-    """With TRUSTED_HOSTS set, refuse any other Host (400) before a view can reflect it."""
-    if current_app.config.get("TRUSTED_HOSTS"):
-        request.host  # noqa: B018 - werkzeug raises SecurityError (400) for an untrusted host
+    """Refuse a Host that is not served (400) before a view can reflect it in a link."""
+    host = request.headers.get("Host") or request.environ.get("SERVER_NAME")
+    if not current_app.extensions["anotador.hosts"].allow(host):
+        host = (host or "")[:100]
+        raise Problem(f"This server does not answer to the host name {host!r}. Open it under one of its "
+                      "own names; an operator adds names with ANOTADOR_TRUSTED_HOSTS (SECURITY.md).",
+                      extensions={"host": host})
 
 
 def init_app(app: Flask) -> None:
-    """Apply :class:`Secure` to every response, errors included; with TRUSTED_HOSTS, check the Host.
+    """Apply :class:`Secure` to every response, errors included; check the Host against TRUSTED_HOSTS.
 
     After the compression settings are final (``COMPRESS_ANSWERS``).
     """
-    if app.config.get("TRUSTED_HOSTS"):
+    hosts = app.extensions["anotador.hosts"] = Hosts(app.config.get("SERVED_HOSTS"))
+    if hosts.names is not None:
         app.before_request(check_host)
     app.after_request(Secure(app))

@@ -38,6 +38,42 @@ def lan_address() -> str | None:
     return None
 
 
+def own_names(lan_url: str | None = None) -> set[str]:
+    """The names and addresses under which phones on the LAN reach this machine (for the Host check).
+
+    The LAN address (the one in ``lan_url`` and the one found now), the host
+    name, its ``.local`` (mDNS) and fully qualified forms, and every address
+    the host name resolves to. Not any name: a web page's own name, pointed
+    at this machine by its DNS, must not be served (DNS rebinding).
+    """
+    from urllib.parse import urlsplit
+
+    names: set[str] = set()
+    if lan_url:
+        host = urlsplit(lan_url).hostname
+        if host:
+            names.add(host)
+    found = lan_address()
+    if found:
+        names.add(found)
+    host_name = socket.gethostname()
+    if host_name:
+        names |= {host_name, host_name.split(".")[0] + ".local"}
+        try:
+            names.add(socket.getfqdn(host_name))
+            names |= {str(info[4][0]) for info in socket.getaddrinfo(host_name, None)}
+        except OSError:
+            pass
+    out = set()
+    for name in names:
+        name = name.lower().split("%")[0]  # no IPv6 zone: not part of a Host
+        try:
+            out.add(f"[{name}]" if ipaddress.ip_address(name).version == 6 else name)
+        except ValueError:
+            out.add(name)
+    return out
+
+
 def main(argv: list[str]) -> int:
     port = int(argv[1]) if len(argv) > 1 else 8000
     address = lan_address()

@@ -21,9 +21,7 @@ from __future__ import annotations
 import re
 from typing import Any, Callable, Iterable
 
-from werkzeug.exceptions import SecurityError
 from werkzeug.http import parse_etags
-from werkzeug.wsgi import get_host
 
 from .api.common import tags_sent
 from .api.games import BODY_HEADERS, READ_HEADERS, kept_key
@@ -45,7 +43,7 @@ class Polls:
         self.app = app
         self.flask_app = flask_app
         self.heads = flask_app.extensions["anotador.heads"]
-        self.trusted = flask_app.config.get("TRUSTED_HOSTS")
+        self.hosts = flask_app.extensions["anotador.hosts"]
         on = flask_app.config.get("COMPRESS_ANSWERS", True) and flask_compress.cache is not None
         self.compress = flask_compress if on else None
         self.encodings = flask_app.extensions["anotador.encodings"].chosen
@@ -96,10 +94,5 @@ class Polls:
         return [data]
 
     def _trusted(self, environ: dict) -> bool:
-        if not self.trusted:
-            return True
-        try:
-            get_host(environ, self.trusted)
-        except SecurityError:
-            return False  # the app answers 400, as for any request
-        return True
+        # an untrusted Host goes on to the app, which answers 400 as for any request
+        return self.hosts.allow(environ.get("HTTP_HOST") or environ.get("SERVER_NAME"))

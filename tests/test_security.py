@@ -118,3 +118,53 @@ def test_worker_memory_stays_flat_over_a_thousand_pdfs(tmp_path):
         print(f"\n1,000 PDFs in {time.monotonic() - t:.1f} s; worker RSS {before} -> {after} MB")
     assert after - before < 15, (before, after)
     assert os.path.exists(proc.log_path)  # type: ignore[attr-defined]
+
+
+def _hosts_app(tmp_path, **config):
+    from service.app import create_app
+
+    return create_app({"TESTING": True, "SQLALCHEMY_DATABASE_URI": f"sqlite:///{tmp_path / 'h.sqlite'}",
+                       **config})
+
+
+@pytest.mark.parametrize(("config", "served", "refused"), [
+    # the default: only names that cannot be borrowed by another site's DNS
+    ({}, ["localhost", "localhost:8000", "127.0.0.1:8000", "[::1]:8000"],
+     ["evil.example", "evil.example:8000", "10.0.0.5:8000", "localhost.evil.example", "127.0.0.1.nip.io"]),
+    # --lan: this machine's LAN address and host name too, nobody else's
+    ({"LAN_URL": "http://10.0.0.5:8000/"}, ["10.0.0.5:8000", "localhost:8000", "__hostname__"],
+     ["evil.example:8000", "10.0.0.6:8000"]),
+    # the operator's list is the whole list
+    ({"TRUSTED_HOSTS": "anotador.example, www.anotador.example"}, ["anotador.example", "www.anotador.example"],
+     ["evil.example", "localhost"]),
+    ({"TRUSTED_HOSTS": "*"}, ["evil.example", "localhost"], []),
+    # behind a proxy, the proxy chooses the names it forwards
+    ({"PROXY_HOPS": 1}, ["anotador.example"], []),
+])
+def test_only_trusted_host_names_are_served(tmp_path, config, served, refused):
+    import socket
+
+    client = _hosts_app(tmp_path, **config).test_client()
+    for host in served:
+        host = socket.gethostname() if host == "__hostname__" else host
+        assert client.get("/api/v1/variants", headers={"Host": host}).status_code == 200, host
+    for host in refused:
+        r = client.get("/api/v1/variants", headers={"Host": host})
+        assert r.status_code == 400 and r.mimetype == "application/problem+json", host
+        assert r.get_json()["host"] == host and "ANOTADOR_TRUSTED_HOSTS" in r.get_json()["detail"]
+
+
+def test_a_forged_host_gets_no_write_link_and_stores_nothing(tmp_path):
+    from .conftest import migrated_app
+
+    app = migrated_app(f"sqlite:///{tmp_path / 'f.sqlite'}", TRUSTED_HOSTS=None)
+    client = app.test_client()
+    body = {"variant": "generala", "players": ["Ana", "Beto"]}
+    forged = client.post("/api/v1/games", json=body, headers={"Host": "evil.example"})
+    assert forged.status_code == 400 and "evil.example" not in forged.headers.get("Location", "")
+    from service.models import GameRow as Game
+
+    with app.app_context():
+        assert Game.query.count() == 0
+    made = client.post("/api/v1/games", json=body, headers={"Host": "127.0.0.1:8000"})
+    assert made.status_code == 201 and made.get_json()["links"]["write"].startswith("http://127.0.0.1:8000/")

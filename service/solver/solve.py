@@ -37,7 +37,6 @@ seconds.
 from __future__ import annotations
 
 from itertools import combinations, product
-from math import prod
 from typing import TYPE_CHECKING, Mapping, NamedTuple
 
 import numpy as np
