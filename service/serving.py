@@ -23,7 +23,10 @@ normal requests with 300 slow connections open).
 from __future__ import annotations
 
 import errno
+import html
+import json
 import os
+import re
 import selectors
 import time
 from functools import partial
@@ -95,8 +98,51 @@ def _chunked_end(buf: bytes | bytearray, pos: int) -> int | None:
             return None
 
 
+#: gunicorn's own error page (``gunicorn.util.write_error``): its status line and its message.
+_ERROR_PAGE = re.compile(rb"HTTP/1\.1 (\d{3}) ([^\r\n]*)\r\n.*?\r\n\r\n.*?</h1>\s*(.*?)\s*</body>", re.S)
+
+
+def problem_page(page: bytes) -> bytes:
+    """gunicorn's HTML refusal (a 400, 414, 431...) as the app's answers are: a problem document."""
+    match = _ERROR_PAGE.match(page)
+    if match is None:
+        return page  # not the page this was written for: sent as it is (tests/test_adapters.py says so)
+    status, reason = int(match.group(1)), match.group(2).decode("latin-1")
+    detail = html.unescape(match.group(3).decode("latin-1")) or reason
+    body = json.dumps({"type": "about:blank", "title": reason, "status": status,
+                       "detail": f"The server could not read this request: {detail}"}).encode()
+    return (f"HTTP/1.1 {status} {reason}\r\nConnection: close\r\nContent-Type: application/problem+json\r\n"
+            f"Content-Length: {len(body)}\r\nX-Content-Type-Options: nosniff\r\nCache-Control: no-store\r\n"
+            "\r\n").encode("latin-1") + body
+
+
+class _ProblemSocket:
+    """The client's socket, with gunicorn's error page rewritten by :func:`problem_page` on its way out."""
+
+    def __init__(self, sock) -> None:
+        self._sock = sock
+
+    def sendall(self, data: bytes, *args) -> None:
+        self._sock.sendall(problem_page(bytes(data)), *args)
+
+    def send(self, data: bytes, *args) -> int:
+        self.sendall(data, *args)
+        return len(data)
+
+    def __getattr__(self, name: str):
+        return getattr(self._sock, name)
+
+
 class BufferingWorker(gthread.ThreadWorker):
     """gunicorn's gthread worker, handing a thread only whole requests (see the module)."""
+
+    def handle_error(self, req, client, addr, exc) -> None:
+        """gunicorn's own refusals (a request line too long, a bad header byte) as problem documents.
+
+        gunicorn decides the status and the message and writes an HTML page;
+        the page is rewritten on its way to the client.
+        """
+        super().handle_error(req, _ProblemSocket(client), addr, exc)
 
     def init_process(self) -> None:
         #: connection → when it must have sent its request, oldest first

@@ -79,3 +79,24 @@ def test_gunicorn_threaded_worker_has_what_the_buffering_worker_uses():
     assert "return _DEFER" in inspect.getsource(worker.handle)
     assert "_DEFER" in inspect.getsource(worker.finish_request) and gthread._DEFER is not None
     assert _params(Unreader.unread) == ["self", "data"] and _params(Unreader.take_buffered) == ["self"]
+
+
+def test_gunicorn_error_page_is_still_the_one_rewritten_as_a_problem():
+    """handle_error writes util.write_error's page to the socket it is given; problem_page reads that page."""
+    import json
+    import socket
+
+    from gunicorn import util
+    from gunicorn.workers import base
+
+    from service.serving import _ProblemSocket
+
+    assert _params(base.Worker.handle_error) == ["self", "req", "client", "addr", "exc"]
+    assert "util.write_error(client," in inspect.getsource(base.Worker.handle_error)
+    ours, theirs = socket.socketpair()
+    with ours, theirs:
+        util.write_error(_ProblemSocket(ours), 431, "Request Header Fields Too Large", "Error parsing <headers>")
+        ours.shutdown(socket.SHUT_WR)
+        head, _, body = theirs.recv(65536).partition(b"\r\n\r\n")
+    assert head.startswith(b"HTTP/1.1 431 ") and b"Content-Type: application/problem+json" in head
+    assert json.loads(body)["detail"].endswith("Error parsing <headers>")

@@ -236,7 +236,7 @@ def test_proxy_headers_are_trusted_once_and_hosts_are_checked(stack):
     # a forged Host is refused, not reflected into a link
     status, _, problem = call(port, "POST", "/api/v1/games", {"variant": "generala", "players": ["Ana", "Beto"]},
                               {"Host": "evil.example"})
-    assert status == 400 and "not trusted" in problem["detail"]
+    assert status == 400 and problem["host"] == "evil.example" and "TRUSTED_HOSTS" in problem["detail"]
 
 
 def test_serving_under_a_path_prefix(stack):
@@ -269,6 +269,24 @@ def test_text_is_compressed_and_limits_answer_as_problems(stack):
     assert limited, [a[0] for a in answers]
     status, headers, problem = limited[0]
     assert problem["type"].endswith("rate-limited") and int(headers["Retry-After"]) >= 1
+
+
+@pytest.mark.parametrize(("request_bytes", "status"), [
+    (b"GET /api/v1/variants/" + b"a" * 20000 + b" HTTP/1.1\r\nHost: " + HOST.encode() + b"\r\n\r\n", 414),
+    (b"GET /healthz HTTP/1.1\r\nHost: " + HOST.encode() + b"\r\nX-Big: " + b"a" * 20000 + b"\r\n\r\n", 431),
+    (b"GET /healthz HTTP/1.1\r\nHost: " + HOST.encode() + b"\r\nHost: " + HOST.encode() + b"\r\n\r\n", 400),
+    (b"GET\x01 / HTTP/1.1\r\n\r\n", 400),
+])
+def test_nginx_own_refusals_are_problem_documents(stack, request_bytes, status):
+    with socket.create_connection(("127.0.0.1", stack["port"]), timeout=10) as s:
+        s.sendall(request_bytes)
+        out = b""
+        while chunk := s.recv(65536):
+            out += chunk
+    head, _, body = out.partition(b"\r\n\r\n")
+    assert head.startswith(b"HTTP/1.1 %d " % status), out[:300]
+    assert b"application/problem+json" in head, out[:300]
+    assert json.loads(body)["status"] == status
 
 
 #: Every spelling of a rate-limited view that reaches it, and the most requests its zone lets through at once

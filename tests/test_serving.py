@@ -147,7 +147,7 @@ def test_the_same_slow_clients_stall_plain_sync_workers(tmp_path):
 def test_a_request_that_never_completes_is_dropped(tmp_path):
     with serve(tmp_path, env={"ANOTADOR_REQUEST_TIMEOUT": "1"}) as (_, port):
         s = socket.create_connection(("127.0.0.1", port), timeout=10)
-        s.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\n")
+        s.sendall(b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n")
         t = time.monotonic()
         assert s.recv(100) == b""  # closed without an answer, no thread was held
         assert 0.8 < time.monotonic() - t < 5
@@ -168,18 +168,18 @@ def test_chunked_bodies_pipelining_and_keep_alive(tmp_path):
     with serve(tmp_path) as (_, port):
         body = json.dumps({"variant": "generala", "dice": [6, 6, 6, 1, 1]}).encode()
         chunked = b"".join(b"%x\r\n%s\r\n" % (len(body[i:i + 7]), body[i:i + 7]) for i in range(0, len(body), 7))
-        out = _raw(port, b"POST /api/v1/score HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+        out = _raw(port, b"POST /api/v1/score HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
                          b"Transfer-Encoding: chunked\r\nConnection: close\r\n\r\n" + chunked + b"0\r\n\r\n")
         assert out.startswith(b"HTTP/1.1 200") and b'"full"' in out
         # over the cap, chunked: 413 like a Content-Length body
         big = b'{"variant": "generala", "dice": [1, 2, 3, 4, 5], "x": "' + b"a" * 20000 + b'"}'
-        out = _raw(port, b"POST /api/v1/score HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+        out = _raw(port, b"POST /api/v1/score HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
                          b"Transfer-Encoding: chunked\r\nConnection: close\r\n\r\n"
                          + b"%x\r\n%s\r\n0\r\n\r\n" % (len(big), big))
         assert out.startswith(b"HTTP/1.1 413"), out[:200]
         # two requests in one packet, then a third on the same connection
-        two = (b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n"
-               b"POST /api/v1/score HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: "
+        two = (b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
+               b"POST /api/v1/score HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: "
                + str(len(body)).encode() + b"\r\n\r\n" + body)
         with socket.create_connection(("127.0.0.1", port), timeout=10) as s:
             s.sendall(two[:60])
@@ -188,7 +188,7 @@ def test_chunked_bodies_pipelining_and_keep_alive(tmp_path):
             got = b""
             while got.count(b"HTTP/1.1 200") < 2:
                 got += s.recv(65536)
-            s.sendall(b"GET /api/v1/variants/generala HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+            s.sendall(b"GET /api/v1/variants/generala HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
             while chunk := s.recv(65536):
                 got += chunk
         assert got.count(b"HTTP/1.1 200") == 3 and b'"status":"ok"' in got and b"generala" in got
@@ -201,7 +201,7 @@ def test_sigterm_finishes_the_requests_in_flight(tmp_path):
         socks = []
         for _ in range(6):  # six requests whose bodies are still arriving
             s = socket.create_connection(("127.0.0.1", port), timeout=20)
-            s.sendall(b"POST /api/v1/score HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+            s.sendall(b"POST /api/v1/score HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
                       b"Content-Length: %d\r\n\r\n%s" % (len(body), body[:10]))
             socks.append(s)
         time.sleep(0.5)
@@ -244,7 +244,7 @@ def test_after_kill_9_of_the_master_the_next_serve_starts_and_serves(tmp_path):
             t.start()
         # a request still arriving keeps the orphan busy finishing it for seconds
         slow = socket.create_connection(("127.0.0.1", port), timeout=30)
-        slow.sendall(b"POST /api/v1/score HTTP/1.1\r\nHost: x\r\nContent-Length: 60\r\n\r\n{")
+        slow.sendall(b"POST /api/v1/score HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 60\r\n\r\n{")
         time.sleep(1)
         os.kill(first.pid, signal.SIGKILL)  # the master only: its workers are orphaned, holding the port
         first.wait(timeout=10)
@@ -311,7 +311,7 @@ def test_a_second_connection_is_served_while_a_body_trickles(tmp_path):
     """One client sending its body byte by byte holds nothing but its socket."""
     with serve(tmp_path, env={"WORKERS": "1", "THREADS": "1"}) as (_, port):
         s = socket.create_connection(("127.0.0.1", port), timeout=10)
-        s.sendall(b"POST /api/v1/score HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+        s.sendall(b"POST /api/v1/score HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
                   b"Content-Length: 40\r\n\r\n{")
         times = timed_requests(port, 4)  # one worker, one thread: still free
         assert statistics.median(times) < 0.2
@@ -320,3 +320,26 @@ def test_a_second_connection_is_served_while_a_body_trickles(tmp_path):
 
 def proc_log(proc) -> str:
     return proc.log_path.read_text(encoding="utf-8", errors="replace")[-3000:]
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory):
+    """One scripts/serve for the tests that only send it requests."""
+    with serve(tmp_path_factory.mktemp("served")) as (_, port):
+        yield port
+
+
+@pytest.mark.parametrize(("request_bytes", "status"), [
+    (b"GET /api/v1/variants/" + b"a" * 5000 + b" HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n", 414),
+    (b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Bad\x01Name: 1\r\n\r\n", 400),
+    (b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Bad: a\x00b\r\n\r\n", 400),
+    (b"GET /healthz HTTP/9.9\r\nHost: 127.0.0.1\r\n\r\n", 400),
+    (b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n" + b"".join(b"X-%d: 1\r\n" % i for i in range(60)) + b"\r\n", 431),
+])
+def test_the_servers_own_refusals_are_problem_documents(served, request_bytes, status):
+    out = _raw(served, request_bytes)
+    head, _, body = out.partition(b"\r\n\r\n")
+    assert head.startswith(b"HTTP/1.1 %d " % status), out[:300]
+    assert b"Content-Type: application/problem+json" in head, out[:300]
+    problem = json.loads(body)
+    assert problem["status"] == status and problem["detail"].startswith("The server could not read this request")
