@@ -61,10 +61,17 @@ class Defaults:
     SOLVER_DIR = None
     #: Tables kept in memory per worker, the last used (a Yahtzee table is 8 MB, Yatzy's 17 MB).
     SOLVER_TABLES = 8
-    #: Tables built at once per worker, each in a process of its own (a Yatzy table takes half a minute of a core).
-    SOLVER_BUILDS = 1
-    #: Tables kept on disk, the last used (house rules make any number of rule sets).
+    #: Tables built at once in the folder, each in a process of its own (a Yatzy table takes 40 s of a core);
+    #: the built-in variants' tables, built ahead, do not count.
+    SOLVER_BUILDS = 2
+    #: Of those, at once per client address; a client past it gets 429.
+    SOLVER_CLIENT_BUILDS = 1
+    #: Tables one client address may have built in an hour (per worker); past it, 429.
+    SOLVER_CLIENT_BUILDS_PER_HOUR = 20
+    #: Tables kept on disk, the last used, besides the built-in variants' (house rules make any number).
     SOLVER_KEEP = 100
+    #: Build the built-in variants' missing tables in the background when the app starts.
+    SOLVER_BUILD_AHEAD = True
 
     # -- behind a proxy
     #: How many proxies in front to trust for X-Forwarded-For/-Proto/-Host/

@@ -39,6 +39,9 @@ if "ANOTADOR_TEST_SOLVER_DIR" not in os.environ:
     os.environ["ANOTADOR_TEST_SOLVER_DIR"] = tempfile.mkdtemp(prefix="anotador-solver-")
     atexit.register(shutil.rmtree, os.environ["ANOTADOR_TEST_SOLVER_DIR"], ignore_errors=True)
 SOLVER_DIR = os.environ["ANOTADOR_SOLVER_DIR"] = os.environ["ANOTADOR_TEST_SOLVER_DIR"]
+# Every app would otherwise build all the built-in tables (two minutes of a core) in each folder it
+# is given; the tests that are about building ahead turn it on for a folder of their own.
+os.environ["ANOTADOR_SOLVER_BUILD_AHEAD"] = "false"
 
 
 @pytest.fixture

@@ -5,7 +5,7 @@ from __future__ import annotations
 from flask import Blueprint, Flask
 
 from .. import sheets
-from ..advice import TableBuilding
+from ..advice import TableBuilding, TooManyBuilds
 from ..errors import TYPE_BASE, Problem, ValidationProblem, render
 from ..printing import SheetOptionError
 from ..rules import RulesError, UnknownVariantError
@@ -62,6 +62,9 @@ def domain_problem(exc: Exception) -> Problem:
     for cls, slug in CONFLICTS.items():
         if isinstance(exc, cls):
             return DomainProblem(409, slug, "Conflict", exc.message)
+    if isinstance(exc, TooManyBuilds):
+        return DomainProblem(429, "build-limit", "Too Many Requests", exc.message,
+                             headers=[("Retry-After", str(exc.retry_after))])
     if isinstance(exc, TableBuilding):
         return DomainProblem(503, "table-building", "Service Unavailable", str(exc),
                              headers=[("Retry-After", str(exc.retry_after))])
@@ -89,5 +92,5 @@ def init_app(app: Flask) -> None:
     app.register_blueprint(health.bp)
     for cls in (RulesError, SheetOptionError, sheets.GameNotFound, sheets.Unauthorized, sheets.Forbidden,
                 sheets.PreconditionFailed, sheets.Conflict, sheets.TooManyGames, sheets.IdempotencyMismatch,
-                TableBuilding):
+                TableBuilding, TooManyBuilds):
         app.register_error_handler(cls, lambda exc: render(domain_problem(exc)))

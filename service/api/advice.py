@@ -17,7 +17,7 @@ from ..errors import ValidationProblem
 from ..rules import RulesError
 from ..schemas import AdviceRequestSchema, FastLoader
 from ..solver.advise import advise, judge_turn
-from .common import load, resolve_rules, rules_error
+from .common import client_key, load, resolve_rules, rules_error
 from .games import version_read
 
 bp = Blueprint("advice", __name__)
@@ -47,7 +47,7 @@ def advice():
         sheet = rules.check_sheet(data["sheet"])
     except RulesError as exc:
         raise rules_error(exc) from None
-    table = tables().get(rules)
+    table = tables().get(rules, client_key())
     found = advise(table.solver, table.values, sheet, counts, roll, data.get("limit", 10))
     body: dict[str, Any] = {"variant": rules.variant.id}
     if "rules" in data:
@@ -72,7 +72,7 @@ def analysis(game_id: str):
 
 def analysis_body(game) -> dict[str, Any]:
     rules = sheets.rules_of(game)
-    table = tables().get(rules)
+    table = tables().get(rules, client_key(), game=True)
     n = len(game.players)
     sheet: list[dict[str, int]] = [{} for _ in range(n)]
     earned = [0] * n

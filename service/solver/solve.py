@@ -37,7 +37,7 @@ seconds.
 from __future__ import annotations
 
 from itertools import combinations, product
-from typing import TYPE_CHECKING, Mapping, NamedTuple
+from typing import TYPE_CHECKING, Callable, Mapping, NamedTuple
 
 import numpy as np
 
@@ -276,11 +276,12 @@ class Solver:
 
     # -- the whole table --------------------------------------------------------
 
-    def build(self, turns: int | None = None) -> np.ndarray:
+    def build(self, turns: int | None = None, progress: Callable[[int], None] | None = None) -> np.ndarray:
         """The expected points still to come from every reachable state (section bonuses included).
 
         ``turns``: solve only the states this many turns from the end (the
         others stay 0): what a test needs to compare small sheets.
+        ``progress`` is told the number of states solved after each chunk.
         """
         space = self.space
         V = np.zeros(space.size)
@@ -288,9 +289,13 @@ class Solver:
         V[space.index(mask, u, flags)] = space.bonus(u)
         step = self.rules.boxes_per_turn
         last = 0 if turns is None else max(0, space.nb - turns * step)
+        done = 0
         for closed in range(space.nb - step, last - 1, -step):
             mask, u, flags = space.states(closed)
             for lo in range(0, len(mask), CHUNK):
                 sl = slice(lo, lo + CHUNK)
                 V[space.index(mask[sl], u[sl], flags[sl])] = self.turn(V, mask[sl], u[sl], flags[sl]).value
+                if progress is not None:
+                    done += len(mask[sl])
+                    progress(done)
         return V

@@ -1,0 +1,265 @@
+"""The advisor under anonymous load: built-in tables built ahead and kept, builds bounded, the folder clean."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import time
+
+import pytest
+
+from service.rules import VARIANTS, build_rules, find_variant
+from service.solver import folder as store
+from service.solver.folder import key_of
+
+from .test_api_advice import fresh_app, wait_for
+
+ROLL = {"dice": [1, 2, 3, 4, 5], "roll": 3}
+
+
+def generala(n: int) -> dict:
+    """A cheap house-rule set (a Generala table builds in a quarter of a second)."""
+    return {"rules": {"base": "generala", "served_bonus": n % 100, "points": {"full": 31 + n // 100}}, **ROLL}
+
+
+def yahtzee(n: int) -> dict:
+    """A dear one (about 17 s of a core): still building while a test looks at it."""
+    return {"rules": {"base": "yahtzee", "yahtzee_bonus": 200 + n}, **ROLL}
+
+
+def ask(client, body, address="10.0.0.1", path="/api/v1/advice"):
+    return client.post(path, json=body, environ_base={"REMOTE_ADDR": address})
+
+
+def stop_builds(app) -> None:
+    """Let every build still running go (as if nobody waited any more), and wait for it to end."""
+    tables = app.extensions["anotador.tables"]
+    for key, spawned in list(tables.builds.items()):
+        _until(lambda: spawned.process.poll() is not None or store.building(tables.folder, key) is not None)
+    for build in store.builds(tables.folder):
+        store.want(store.lock_path(tables.folder, build.key), 1)
+    for spawned in list(tables.builds.values()):
+        spawned.process.wait(timeout=10)
+
+
+def only_tables(folder) -> list[str]:
+    """What the folder holds besides tables, their summaries and the measured rates."""
+    return sorted(p.name for p in folder.iterdir()
+                  if not (p.name.endswith(".npy") or p.name.endswith(".json")))
+
+
+def test_a_client_past_its_share_gets_429_and_another_client_its_build(tmp_path):
+    app = fresh_app(tmp_path, tmp_path / "t", SOLVER_BUILDS=3)
+    client = app.test_client()
+    try:
+        assert ask(client, yahtzee(1)).status_code == 503
+        again = ask(client, yahtzee(2))  # the same address, a second build at once: refused, not queued
+        assert again.status_code == 429 and again.mimetype == "application/problem+json"
+        assert again.get_json()["type"].endswith("build-limit") and 1 <= int(again.headers["Retry-After"]) <= 40
+        # asking for the build under way is no new build: a 503 that says when
+        assert ask(client, yahtzee(1)).status_code == 503
+        assert ask(client, yahtzee(2), address="10.0.0.2").status_code == 503  # somebody else: built
+        assert len(app.extensions["anotador.tables"].builds) == 2
+    finally:
+        stop_builds(app)
+
+
+def test_a_client_has_so_many_builds_an_hour(tmp_path):
+    app = fresh_app(tmp_path, tmp_path / "t", SOLVER_CLIENT_BUILDS_PER_HOUR=2)
+    client = app.test_client()
+    for n in (1, 2):
+        wait_for_address(client, generala(n))
+    refused = ask(client, generala(3))
+    assert refused.status_code == 429 and 3500 <= int(refused.headers["Retry-After"]) <= 3600
+    assert wait_for_address(client, generala(3), address="10.0.0.9")["expected_final"] > 0
+
+
+def wait_for_address(client, body, address="10.0.0.1", seconds=30):
+    deadline = time.time() + seconds
+    while True:
+        r = ask(client, body, address)
+        if r.status_code == 200:
+            return r.get_json()
+        assert r.status_code == 503, r.get_json()
+        assert time.time() < deadline
+        time.sleep(0.1)
+
+
+def test_the_whole_folder_has_so_many_builds_at_once(tmp_path):
+    app = fresh_app(tmp_path, tmp_path / "t", SOLVER_BUILDS=2)
+    client = app.test_client()
+    try:
+        for n, address in enumerate(("10.0.0.1", "10.0.0.2")):
+            assert ask(client, yahtzee(n), address).status_code == 503
+        full = ask(client, yahtzee(5), "10.0.0.3")
+        # no place: a 503 for when one is free, and no build started for it
+        assert full.status_code == 503 and int(full.headers["Retry-After"]) > 17
+        assert len(store.builds(app.extensions["anotador.tables"].folder)) <= 2
+        assert len(app.extensions["anotador.tables"].builds) == 2
+    finally:
+        stop_builds(app)
+
+
+def test_a_stored_games_rules_take_the_place_of_anonymous_ones(tmp_path):
+    from .conftest import migrated_app
+
+    folder = tmp_path / "t"
+    app = migrated_app(f"sqlite:///{tmp_path / 'g.sqlite'}", SOLVER_DIR=str(folder), SOLVER_BUILDS=1)
+    client = app.test_client()
+    game = client.post("/api/v1/games", json={"rules": {"base": "yahtzee", "yahtzee_bonus": 300},
+                                              "players": ["Ana", "Beto"]}).get_json()
+    tables = app.extensions["anotador.tables"]
+    try:
+        assert ask(client, yahtzee(1), "10.0.0.7").status_code == 503
+        anonymous = next(iter(tables.builds.values())).process
+        _until(lambda: store.builds(tables.folder))  # its lock is taken
+        r = client.get(f"/api/v1/games/{game['id']}/analysis")
+        assert r.status_code == 503 and r.get_json()["type"].endswith("table-building")
+        assert anonymous.wait(timeout=5) == 4  # stopped, to make room
+        game_key = key_of(build_rules({"base": "yahtzee", "yahtzee_bonus": 300}))
+        _until(lambda: [b.key for b in store.builds(tables.folder)] == [game_key])
+        assert store.building(str(folder), game_key).game
+        # the anonymous client asks again: no place for it while the game's builds
+        assert ask(client, yahtzee(1), "10.0.0.7").status_code == 503
+        assert [b.key for b in store.builds(tables.folder)] == [game_key]
+    finally:
+        stop_builds(app)
+
+
+def _until(condition, seconds=10):
+    deadline = time.time() + seconds
+    while not condition():
+        assert time.time() < deadline, "never happened"
+        time.sleep(0.05)
+
+
+def test_a_build_nobody_waits_for_stops_and_one_asked_for_again_goes_on(tmp_path):
+    app = fresh_app(tmp_path, tmp_path / "t")
+    client = app.test_client()
+    tables = app.extensions["anotador.tables"]
+    first = ask(client, yahtzee(1))
+    process = next(iter(tables.builds.values())).process
+    _until(lambda: store.builds(tables.folder))
+    lock = store.lock_path(tables.folder, key_of(build_rules(yahtzee(1)["rules"])))
+    # waited for until the Retry-After it was given, and a grace
+    promised = time.time() + int(first.headers["Retry-After"])
+    assert promised < os.stat(lock).st_mtime <= promised + store.GRACE_SECONDS + 2
+    store.want(lock, time.time() + 1)  # as if that time came
+    time.sleep(0.3)
+    assert ask(client, yahtzee(1)).status_code == 503  # asked again: waited for again
+    assert os.stat(lock).st_mtime > time.time() + 10
+    time.sleep(1)
+    assert process.poll() is None
+    store.want(lock, time.time() - 1)  # the client went away
+    assert process.wait(timeout=5) == 4
+    assert only_tables(tmp_path / "t") == [] and not list((tmp_path / "t").glob("*.npy"))
+
+
+def test_the_folder_keeps_tables_only(tmp_path):
+    """60 distinct rule sets from one client: no file but tables is left, 429s and 503s included."""
+    folder = tmp_path / "t"
+    app = fresh_app(tmp_path, folder, SOLVER_BUILDS=1)
+    client = app.test_client()
+    statuses = [ask(client, generala(n)).status_code for n in range(60)]
+    assert set(statuses) <= {429, 503} and 429 in statuses
+    for spawned in list(app.extensions["anotador.tables"].builds.values()):
+        spawned.process.wait(timeout=30)
+    assert only_tables(folder) == []
+    # a builder killed with SIGKILL leaves its lock: the next pruning takes it away
+    key = key_of(build_rules(generala(99)["rules"]))
+    proc = subprocess.Popen(["python3", "-c", "import time; time.sleep(30)"])
+    try:
+        with open(store.lock_path(str(folder), key), "w") as f:
+            json.dump({"pid": proc.pid, "started": time.time()}, f)
+    finally:
+        proc.kill()
+    assert store.building(str(folder), key) is None  # nobody holds it: not a build
+    wait_for(client, generala(0))
+    assert only_tables(folder) == []
+
+
+def test_built_in_tables_are_never_pruned(tmp_path):
+    folder = tmp_path / "t"
+    app = fresh_app(tmp_path, folder, SOLVER_KEEP=1, SOLVER_CLIENT_BUILDS_PER_HOUR=50)
+    client = app.test_client()
+    wait_for(client, {"variant": "generala", **ROLL})
+    builtin = folder / (key_of(find_variant("generala").rules()) + ".npy")
+    for n in range(4):
+        wait_for(client, generala(n))
+    assert builtin.exists() and len(list(folder.glob("*.npy"))) == 2  # the built-in one, and the last used
+    # a restart, and the built-in table is answered at once
+    assert fresh_app(tmp_path, folder).test_client().post(
+        "/api/v1/advice", json={"variant": "generala", **ROLL}).status_code == 200
+
+
+def test_built_in_tables_are_built_ahead_without_a_request(tmp_path):
+    """The app's start builds every missing built-in table; none is asked for meanwhile."""
+    folder = tmp_path / "t"
+    folder.mkdir()
+    small = {key_of(v.rules()) for v in VARIANTS.values() if v.id.startswith("general") or v.id == "yacht"}
+    for variant in VARIANTS.values():  # the dear ones stand in as built: this test is not about them
+        key = key_of(variant.rules())
+        if key not in small:
+            (folder / f"{key}.npy").write_bytes(b"")
+    app = fresh_app(tmp_path, folder, SOLVER_BUILD_AHEAD=True)
+    tables = app.extensions["anotador.tables"]
+    assert tables.ahead_process is not None
+    assert tables.ahead_process.wait(timeout=60) == 0
+    assert all((folder / f"{key}.npy").exists() for key in small)
+    assert only_tables(folder) == []  # the plan's lock is gone with it
+    assert fresh_app(tmp_path, folder, SOLVER_BUILD_AHEAD=True).extensions["anotador.tables"].ahead_process is None
+    client = app.test_client()
+    for variant in ("generala", "generala-doble", "general-pr", "yacht"):
+        assert client.post("/api/v1/advice", json={"variant": variant, **ROLL}).status_code == 200
+
+
+def test_a_built_in_table_asked_for_while_built_ahead_waits_for_the_plan(tmp_path):
+    folder = tmp_path / "t"
+    app = fresh_app(tmp_path, folder, SOLVER_BUILD_AHEAD=True)
+    tables = app.extensions["anotador.tables"]
+    ahead = tables.ahead_process
+    try:
+        # yatzy is built last (the largest): its wait is every build before it
+        r = app.test_client().post("/api/v1/advice", json={"variant": "yatzy", **ROLL})
+        assert r.status_code == 503 and int(r.headers["Retry-After"]) > 60
+        assert tables.builds == {}  # no second build: the plan has it
+        g = app.test_client().post("/api/v1/advice", json={"variant": "generala", **ROLL})
+        assert g.status_code in (200, 503) and (g.status_code == 200 or int(g.headers["Retry-After"]) <= 3)
+    finally:
+        ahead.kill()  # it builds in its own process: nothing else to stop
+        ahead.wait(timeout=10)
+
+
+def cameroon(n: int) -> dict:
+    """A Double Cameroon house-rule set: 1,024 states of ten dice, about 7 s of a core."""
+    return {"rules": {"base": "double-cameroon", "points": {"big_cameroon": 31 + n}},
+            "dice": [1, 2, 3, 4, 5, 6, 1, 2, 3, 4], "roll": 3}
+
+
+@pytest.mark.slow
+def test_every_retry_after_is_met(tmp_path):
+    """Asked again when Retry-After says, the table is there, once the folder has measured its builds.
+
+    The first build of a kind is estimated from a default rate; its own
+    progress then corrects the next answers, and its end leaves the rate
+    measured for every later build of that kind.
+    """
+    app = fresh_app(tmp_path, tmp_path / "t", SOLVER_CLIENT_BUILDS_PER_HOUR=50)
+    client = app.test_client()
+    for body in (generala(1), cameroon(1)):  # measured here, on this machine, under this load
+        wait_for(client, body, seconds=120)
+    for body in (generala(2), cameroon(2)):
+        r = client.post("/api/v1/advice", json=body)
+        assert r.status_code == 503
+        time.sleep(int(r.headers["Retry-After"]))
+        assert client.post("/api/v1/advice", json=body).status_code == 200, r.headers["Retry-After"]
+
+
+def test_a_build_under_way_is_timed_by_its_progress(tmp_path):
+    """Half done after 5 s: 5 s more, whatever rate the folder assumed."""
+    now = time.time()
+    build = store.Build("k", now - 5, 1000, "5d1b", None, False, False, now + 60, done=500, at=now)
+    assert 4.9 <= store.build_left(str(tmp_path), build) <= 5.01
+    fresh = build._replace(done=0, at=0.0, states=55_000)  # no progress yet: the folder's rate
+    assert store.build_left(str(tmp_path), fresh) == 0  # 1.5 s estimated, 5 s gone
