@@ -52,6 +52,12 @@ class Defaults:
     DB_BUSY_TIMEOUT_MS = 3000
     #: Seconds a request waits for a pooled connection.
     DB_POOL_TIMEOUT = 5
+    #: PostgreSQL: seconds a connection may be held by one request before the guard cuts it,
+    #: whatever the database says (above the statement and lock timeouts; service/guard.py).
+    DB_REQUEST_BUDGET = 8
+    #: PostgreSQL: seconds a connection is held before the guard asks the database whether it
+    #: still answers (if not: every connection is cut, and 503 at once until it does).
+    DB_SUSPECT_SECONDS = 1
     #: Seconds clients should wait before retrying after a 503.
     RETRY_AFTER = 2
 
@@ -137,12 +143,23 @@ def engine_options(config) -> dict:
         options["connect_args"] = {
             "connect_timeout": int(config["DB_CONNECT_TIMEOUT"]),
             "options": f"-c statement_timeout={statement} -c lock_timeout={lock}",
+            **tcp_options(config),
         }
     return {**options, **config.get("SQLALCHEMY_ENGINE_OPTIONS", {})}
 
 
 #: Names that always reach this machine from itself; a web page elsewhere cannot be served under them.
 LOCAL_HOSTS = ("localhost", "127.0.0.1", "[::1]")
+
+
+def tcp_options(config) -> dict:
+    """libpq's TCP settings: a connection across a network partition dies in seconds, not at TCP's 15 minutes.
+
+    Keepalives find an idle connection whose peer is gone; ``tcp_user_timeout``
+    ends one whose data sent stays unacknowledged past the request budget.
+    """
+    return {"keepalives": 1, "keepalives_idle": 10, "keepalives_interval": 3, "keepalives_count": 3,
+            "tcp_user_timeout": int(float(config["DB_REQUEST_BUDGET"]) * 1000)}
 
 
 def hosts(value, lan_url: str | None = None, proxy_hops: int = 0) -> list[str] | None:

@@ -20,6 +20,9 @@ Both waits are bounded (``DB_BUSY_TIMEOUT_MS``): past it the request is a
 PostgreSQL locks the game row instead (``SELECT ... FOR UPDATE`` in
 :mod:`service.sheets.writes`), and a turn locks nothing: it is stored by one
 statement that writes only if the game is still at the version it read.
+Every PostgreSQL connection in use, the poll's included, is watched by
+:class:`service.guard.Guard`: a database that stops answering costs a 503
+within seconds, not a thread for as long as TCP waits.
 """
 
 from __future__ import annotations
@@ -37,6 +40,8 @@ from sqlalchemy import event, exc
 
 from . import adapters
 from .extensions import db
+from .config import tcp_options
+from .guard import Guard, cut
 
 #: Execution option that marks a connection as about to write.
 WRITE = "anotador_write"
@@ -50,10 +55,13 @@ def init_app(app: Flask) -> None:
     """Attach the SQLite listeners to the app's engine; give the app its :class:`Heads`."""
     with app.app_context():
         engine = db.engine
-    app.extensions["anotador.heads"] = Heads(engine.url, app.config)
-    adapters.light_teardown(app, db)
+    guard = None
     if engine.dialect.name == "postgresql":
-        event.listen(engine, "checkout", _check_alive)
+        guard = app.extensions["anotador.guard"] = _guard(engine, app.config)
+    app.extensions["anotador.heads"] = Heads(engine.url, app.config, guard)
+    adapters.light_teardown(app, db)
+    if guard is not None:
+        _watch_engine(engine, guard)
     if engine.dialect.name == "sqlite":
         busy_ms = int(app.config["DB_BUSY_TIMEOUT_MS"])
         database = engine.url.database
@@ -69,6 +77,48 @@ def init_app(app: Flask) -> None:
         event.listen(engine, "do_connect", _sqlite_factory)
         event.listen(engine, "connect", connect)
         event.listen(engine, "begin", begin)
+
+
+def _guard(engine, config) -> Guard:
+    """The process's :class:`Guard`, probing the database on connections of its own."""
+    target = engine.url.set(drivername="postgresql").render_as_string(hide_password=False)
+    timeout = int(config["DB_CONNECT_TIMEOUT"])
+    tcp = tcp_options(config)
+
+    def probe() -> None:
+        import psycopg
+
+        with psycopg.connect(target, autocommit=True, connect_timeout=timeout, **tcp) as conn:
+            stop = threading.Timer(timeout, cut, [conn.fileno()])  # SELECT 1 may hang as well
+            stop.start()
+            try:
+                conn.execute("SELECT 1")
+            finally:
+                stop.cancel()
+
+    # A SELECT 1 on a new connection takes milliseconds: one that has not answered in 1.5 s says the
+    # database is out of reach (the probe itself ends by its connect timeout, or the timer above).
+    return Guard(probe, budget=float(config["DB_REQUEST_BUDGET"]), suspect=float(config["DB_SUSPECT_SECONDS"]),
+                 probe_timeout=1.5)
+
+
+def _watch_engine(engine, guard: Guard) -> None:
+    """Each pooled connection is the guard's while checked out; none is opened or lent while it is down."""
+
+    def connecting(*_args) -> None:
+        guard.check()  # the circuit is open: no connect_timeout spent on a database known down
+
+    def checkout(dbapi_connection, record, proxy) -> None:
+        _check_alive(dbapi_connection, record, proxy)
+        guard.take(id(record), dbapi_connection.fileno())
+
+    def given_back(_dbapi_connection, record, *_args) -> None:
+        guard.give_back(id(record))
+
+    event.listen(engine, "do_connect", connecting)
+    event.listen(engine, "checkout", checkout)
+    for name in ("checkin", "invalidate", "close"):
+        event.listen(engine, name, given_back)
 
 
 def _check_alive(dbapi_connection, _record, _proxy) -> None:
@@ -208,9 +258,10 @@ class Heads:
 
     KEEP = 16
 
-    def __init__(self, url, config) -> None:
+    def __init__(self, url, config, guard: Guard | None = None) -> None:
         self.free: list = []
         self.lock = threading.Lock()
+        self.guard = guard
         if url.get_backend_name() == "sqlite":
             database = url.database or ":memory:"
             timeout = int(config["DB_BUSY_TIMEOUT_MS"]) / 1000
@@ -221,24 +272,26 @@ class Heads:
             target = url.set(drivername="postgresql").render_as_string(hide_password=False)
             options = (f"-c statement_timeout={int(config['DB_STATEMENT_TIMEOUT_MS'])} "
                        f"-c lock_timeout={int(config['DB_LOCK_TIMEOUT_MS'])}")
-            timeout = int(config["DB_CONNECT_TIMEOUT"])
-            self._connect = lambda: _PostgresHead(target, timeout, options)
+            timeout, tcp = int(config["DB_CONNECT_TIMEOUT"]), tcp_options(config)
+            self._connect = lambda: _PostgresHead(target, timeout, options, tcp)
             self.enabled = True
 
     def get(self, game_id: str) -> tuple[int, Any] | None:
         """The game's version and the time it was made, or None when there is no such game."""
+        if self.guard is not None and self.guard.down:
+            raise DatabaseBusy("reading a game's version: the database is not answering")
         with self.lock:
             conn = self.free.pop() if self.free else None
         if conn is not None:
             try:
-                row = conn.head(game_id)
+                row = self._head(conn, game_id)
             except Exception:  # killed while kept (a database restart): try once on a new connection
                 conn.close()
                 conn = None
         if conn is None:
             try:
                 conn = self._connect()
-                row = conn.head(game_id)
+                row = self._head(conn, game_id)
             except Exception as exc:  # the driver's own errors: a database that is down or stuck
                 if conn is not None:
                     conn.close()
@@ -250,6 +303,16 @@ class Heads:
         if conn is not None:
             conn.close()
         return row
+
+    def _head(self, conn, game_id: str) -> tuple | None:
+        if self.guard is None:
+            return conn.head(game_id)
+        token = id(conn)
+        self.guard.take(token, conn.fileno())
+        try:
+            return conn.head(game_id)
+        finally:
+            self.guard.give_back(token)
 
     def close(self) -> None:
         """Close every kept connection (tests; an app going away)."""
@@ -292,12 +355,12 @@ class _PostgresHead:
     SQL = b"SELECT version, updated_at FROM games WHERE id = $1"
     NAME = b"anotador_head"
 
-    def __init__(self, target: str, timeout: int, options: str) -> None:
+    def __init__(self, target: str, timeout: int, options: str, tcp: dict) -> None:
         import psycopg
         from psycopg.adapt import Transformer
         from psycopg.errors import error_from_result
 
-        self.conn = psycopg.connect(target, autocommit=True, connect_timeout=timeout, options=options)
+        self.conn = psycopg.connect(target, autocommit=True, connect_timeout=timeout, options=options, **tcp)
         self.pgconn, self.error_from_result = self.conn.pgconn, error_from_result
         self.command_ok, self.tuples_ok = psycopg.pq.ExecStatus.COMMAND_OK, psycopg.pq.ExecStatus.TUPLES_OK
         try:
@@ -318,6 +381,9 @@ class _PostgresHead:
     def _check(self, result, status) -> None:
         if result.status != status:  # the server's own error, as psycopg would raise it
             raise self.error_from_result(result)
+
+    def fileno(self) -> int:
+        return self.conn.fileno()
 
     def close(self) -> None:
         _close_quietly(self.conn)

@@ -17,6 +17,7 @@ from sqlalchemy import exc as sa_exc
 from werkzeug.exceptions import BadRequest, HTTPException, RequestEntityTooLarge, UnsupportedMediaType
 
 from .database import DatabaseBusy
+from .guard import DatabaseDown
 from .extensions import db
 
 PROBLEM = "application/problem+json"
@@ -240,7 +241,7 @@ def _short(exc: Exception) -> str:
 
 #: The database did not answer: unreachable, restarting, a killed connection, a lock or statement held past
 #: its timeout. The client may retry; the worker is free.
-DATABASE_ERRORS = (sa_exc.OperationalError, sa_exc.InterfaceError, sa_exc.TimeoutError, DatabaseBusy)
+DATABASE_ERRORS = (sa_exc.OperationalError, sa_exc.InterfaceError, sa_exc.TimeoutError, DatabaseBusy, DatabaseDown)
 
 
 def database_unavailable(exc: Exception) -> Response:

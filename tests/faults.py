@@ -2,8 +2,10 @@
 
 ``stop()`` makes the database unreachable (connections refused), ``start()``
 brings it back, ``kill_connections()`` cuts every open connection as a
-database restart does, and ``blackhole()`` accepts connections but never
-forwards a byte, like a host that stopped answering.
+database restart does, ``blackhole()`` accepts connections but never
+forwards a byte, like a host that stopped answering, and ``freeze()`` stops
+every byte both ways on every connection, open or new, until ``freeze(False)``:
+a network partition, where packets are dropped and nothing is closed.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from __future__ import annotations
 import select
 import socket
 import threading
+import time
 
 
 class TcpProxy:
@@ -22,6 +25,7 @@ class TcpProxy:
         self._held: list[socket.socket] = []
         self._lock = threading.Lock()
         self._blackhole = False
+        self._frozen = threading.Event()
         self._stopping = threading.Event()
 
     # -- control ------------------------------------------------------------
@@ -66,6 +70,13 @@ class TcpProxy:
         """New connections are accepted and then never answered."""
         self._blackhole = on
 
+    def freeze(self, on: bool = True) -> None:
+        """Forward nothing (open connections stay open; new ones are accepted), or again everything."""
+        if on:
+            self._frozen.set()
+        else:
+            self._frozen.clear()
+
     @property
     def url_host(self) -> str:
         return f"127.0.0.1:{self.port}"
@@ -94,7 +105,10 @@ class TcpProxy:
     def _pump(self, a: socket.socket, b: socket.socket) -> None:
         try:
             while True:
-                ready, _, _ = select.select([a, b], [], [], 1.0)
+                if self._frozen.is_set():  # partitioned: read nothing, send nothing, close nothing
+                    time.sleep(0.02)
+                    continue
+                ready, _, _ = select.select([a, b], [], [], 0.05)
                 for src in ready:
                     data = src.recv(65536)
                     if not data:

@@ -322,3 +322,106 @@ def backend_alive(url: str, pid: int) -> bool:
         alive = conn.execute(sa.text("SELECT count(*) FROM pg_stat_activity WHERE pid = :p"), {"p": pid}).scalar()
     engine.dispose()
     return bool(alive)
+
+
+# -- a network partition: packets dropped, nothing closed ------------------------------------------
+
+#: The request budget the partition test gives the server, and how long the partition lasts: longer.
+BUDGET, PARTITION = 6, 14
+
+
+@pytest.mark.slow
+def test_a_partition_costs_503s_within_the_budget_and_nothing_else_waits(postgres_url, tmp_path):
+    """The database's packets dropped for longer than the budget, under a real server and steady load.
+
+    Every request that needs the database gives up within the budget (503);
+    scoring, the variants, the page, the spec and /healthz answer as usual
+    throughout; when the packets flow again, so do reads, without a restart.
+    """
+    import http.client
+    import json
+    import statistics
+
+    from .test_serving import serve
+
+    def request(port, method, where, body=None, headers=None, timeout=30):
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=timeout)
+        try:
+            data = None if body is None else json.dumps(body).encode()
+            conn.request(method, where, body=data, headers={**({"Content-Type": "application/json"} if data else {}),
+                                                             **(headers or {})})
+            resp = conn.getresponse()
+            raw = resp.read()
+            return resp.status, dict(resp.getheaders()), (json.loads(raw) if "json" in resp.getheader(
+                "Content-Type", "") and raw else raw)
+        finally:
+            conn.close()
+
+    url = sa.engine.make_url(postgres_url)
+    proxy = TcpProxy((url.host or "127.0.0.1", url.port or 5432)).start()
+    through = url.set(port=proxy.port).render_as_string(hide_password=False)
+    env = {"DATABASE_URL": through, "ANOTADOR_DB_CONNECT_TIMEOUT": "2", "ANOTADOR_DB_REQUEST_BUDGET": str(BUDGET),
+           "ANOTADOR_GAMES_PER_MINUTE": "0"}
+    with serve(tmp_path, env=env) as (_, port):
+        status, _, game = request(port, "POST", "/api/v1/games", {"variant": "generala", "players": ["Ana", "Beto"]})
+        assert status == 201
+        path = f"/api/v1/games/{game['id']}"
+        stop = threading.Event()
+        database: list = []   # (status, seconds) of requests that need the database
+        others: list = []     # (path, status, seconds) of requests that need none
+        free = [("POST", "/api/v1/score", {"variant": "generala", "dice": [1, 2, 3, 4, 5]}),
+                ("GET", "/api/v1/variants", None), ("GET", "/", None), ("GET", "/openapi.yaml", None),
+                ("GET", "/healthz", None)]
+
+        def needs_database(headers):
+            while not stop.is_set():
+                t = time.monotonic()
+                try:
+                    status = request(port, "GET", path, headers=headers, timeout=30)[0]
+                except OSError:
+                    status = "no answer"
+                database.append((t, status, time.monotonic() - t))
+                stop.wait(0.2)
+
+        def needs_none():
+            n = 0
+            while not stop.is_set():
+                method, where, body = free[n % len(free)]
+                t = time.monotonic()
+                try:
+                    status = request(port, method, where, body, timeout=30)[0]
+                except OSError:
+                    status = "no answer"
+                others.append((where, status, time.monotonic() - t))
+                n += 1
+                stop.wait(0.1)
+
+        threads = [threading.Thread(target=needs_database, args=(h,)) for h in ({}, {"If-None-Match": '"1"'}) * 6]
+        threads += [threading.Thread(target=needs_none) for _ in range(2)]
+        for t in threads:
+            t.start()
+        try:
+            time.sleep(2)
+            frozen_at = time.monotonic()
+            proxy.freeze()
+            time.sleep(PARTITION)
+            proxy.freeze(False)
+            thawed_at = time.monotonic()
+            time.sleep(BUDGET + 6)
+        finally:
+            stop.set()
+            for t in threads:
+                t.join(timeout=60)
+            proxy.stop()
+    during = [(s, d) for t, s, d in database if frozen_at <= t <= thawed_at - BUDGET]
+    assert during and all(s in (200, 304, 503) for s, _ in during), during
+    assert max(d for _, d in during) <= BUDGET + 1.5, sorted(d for _, d in during)[-5:]
+    assert sum(s == 503 for s, _ in during) >= len(during) * 0.8
+    slow = [(p, s, round(d, 2)) for p, s, d in others if s != 200 or d > 1.0]
+    assert len(slow) <= len(others) * 0.05 and all(s == 200 for _, s, _ in slow), slow
+    assert statistics.median(d for _, _, d in others) < 0.2
+    after = [s for t, s, _ in database if t > thawed_at + BUDGET]
+    assert len(after) >= 10 and set(after[-10:]) <= {200, 304}, after  # back, with no restart
+    print(f"partition: {len(during)} database requests, {sum(s == 503 for s, _ in during)} 503, slowest "
+          f"{max(d for _, d in during):.2f} s; {len(others)} others, median "
+          f"{statistics.median(d for _, _, d in others) * 1000:.1f} ms, slowest {max(d for _, _, d in others):.2f} s")
