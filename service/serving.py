@@ -11,7 +11,10 @@ connection's bytes are read in the worker's event loop, without blocking,
 until a whole request (headers, and the body by ``Content-Length`` or to the
 last chunk) has arrived; only then does a thread, and the app, see it. A slow
 client costs a socket, not a thread, and is dropped when the request has not
-arrived in ``ANOTADOR_REQUEST_TIMEOUT`` seconds (10 by default).
+arrived in ``ANOTADOR_REQUEST_TIMEOUT`` seconds (10 by default). Sockets
+still arriving are bounded too: ``PER_ADDRESS`` per client address, and half
+the worker's connections in all (the oldest goes first), so thousands of
+them leave room for the requests that do arrive.
 
 It leans on gunicorn's internals (``TConn``, ``enqueue_req``, the parser's
 unreader, ``_DEFER``); ``tests/test_adapters.py`` fails the day they move.
@@ -38,6 +41,13 @@ REQUEST_TIMEOUT = float(os.environ.get("ANOTADOR_REQUEST_TIMEOUT", "10"))
 #: Bytes of headers a request may have before the parser (which refuses them
 #: with 400) is allowed to see it; gunicorn's own limits are smaller.
 MAX_HEADER_BYTES = 64 * 1024
+#: Connections one client address may have still sending their request, per
+#: worker (0: no cap). Past it a new one is closed at once: a client that
+#: opens thousands of trickling sockets holds a few dozen, not the worker's
+#: every connection. Off behind a proxy (ANOTADOR_PROXY_HOPS), whose one
+#: address is everybody's and which reads requests whole itself.
+PER_ADDRESS = 0 if int(os.environ.get("ANOTADOR_PROXY_HOPS", "0") or 0) else int(
+    os.environ.get("ANOTADOR_BUFFERING_PER_ADDRESS", "32"))
 #: Body bytes buffered at most. The app refuses bodies past its own limit
 #: (16 KiB) with 413; past this the request goes to it at once.
 MAX_BODY_BYTES = 1024 * 1024
@@ -147,6 +157,11 @@ class BufferingWorker(gthread.ThreadWorker):
     def init_process(self) -> None:
         #: connection → when it must have sent its request, oldest first
         self.buffering: dict = {}
+        #: client address → its connections in ``buffering``
+        self.per_address: dict[str, int] = {}
+        #: connections buffered at most, from every address: half of what the worker holds, so
+        #: requests that have arrived always find room; past it the oldest is dropped
+        self.max_buffering = max(1, self.cfg.worker_connections // 2)
         super().init_process()
 
     def accept(self, listener) -> None:
@@ -155,6 +170,10 @@ class BufferingWorker(gthread.ThreadWorker):
         except OSError as e:
             if e.errno not in (errno.EAGAIN, errno.ECONNABORTED, errno.EWOULDBLOCK):
                 raise
+            return
+        peer = address[0] if isinstance(address, tuple) else ""
+        if PER_ADDRESS and self.per_address.get(peer, 0) >= PER_ADDRESS:
+            client.close()  # this address has its share of requests still arriving
             return
         self.nr_conns += 1
         conn = gthread.TConn(self.cfg, client, address, listener.getsockname())
@@ -210,7 +229,11 @@ class BufferingWorker(gthread.ThreadWorker):
         if request_end(conn.pending_bytes) is not None:
             self._dispatch(conn)
             return
+        if len(self.buffering) >= self.max_buffering:
+            self._drop(next(iter(self.buffering)))  # the oldest: the likeliest to be trickling on purpose
         self.buffering[conn] = time.monotonic() + REQUEST_TIMEOUT
+        peer = self._peer(conn)
+        self.per_address[peer] = self.per_address.get(peer, 0) + 1
         self.poller.register(conn.sock, selectors.EVENT_READ, partial(self._on_readable, conn))
 
     def _on_readable(self, conn, _sock) -> None:
@@ -221,15 +244,12 @@ class BufferingWorker(gthread.ThreadWorker):
         except OSError:
             data = b""
         if not data:  # the client went away
-            self.poller.unregister(conn.sock)
-            del self.buffering[conn]
-            self.nr_conns -= 1
-            conn.close()
+            self._drop(conn)
             return
         conn.pending_bytes += data
         if request_end(conn.pending_bytes) is not None:
             self.poller.unregister(conn.sock)
-            del self.buffering[conn]
+            self._unbuffer(conn)
             self._dispatch(conn)
 
     def _dispatch(self, conn) -> None:
@@ -240,9 +260,22 @@ class BufferingWorker(gthread.ThreadWorker):
         conn.data_ready = True
         self.enqueue_req(conn)
 
+    @staticmethod
+    def _peer(conn) -> str:
+        return conn.client[0] if isinstance(conn.client, tuple) else ""
+
+    def _unbuffer(self, conn) -> None:
+        if self.buffering.pop(conn, None) is not None:
+            peer = self._peer(conn)
+            left = self.per_address.get(peer, 1) - 1
+            if left > 0:
+                self.per_address[peer] = left
+            else:
+                self.per_address.pop(peer, None)
+
     def _drop(self, conn) -> None:
-        """A request that did not arrive in time: close, as a proxy would (no thread was used)."""
-        self.buffering.pop(conn, None)
+        """A request that did not arrive in time, or whose client left: close (no thread was used)."""
+        self._unbuffer(conn)
         try:
             self.poller.unregister(conn.sock)
         except (KeyError, ValueError, OSError):

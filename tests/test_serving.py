@@ -24,6 +24,8 @@ import pytest
 
 from bench._http import free_port, request
 
+from .conftest import require
+
 ROOT = Path(__file__).resolve().parents[1]
 SERVE = ROOT / "scripts" / "serve"
 
@@ -112,6 +114,79 @@ def timed_requests(port: int, n: int = 10) -> list[float]:
         times.append(time.perf_counter() - t)
         assert status == 200
     return times
+
+
+def crowd(port: int, n: int, stop: threading.Event, source: str = "127.0.0.2") -> tuple[threading.Thread, dict]:
+    """``n`` sockets from ``source`` that trickle a header line every 2 s, each re-opened as soon as it drops."""
+    import selectors
+
+    counts = {"opened": 0, "dropped": 0}
+
+    def open_one(sel):
+        s = socket.socket()
+        s.setblocking(False)
+        s.bind((source, 0))
+        try:
+            s.connect(("127.0.0.1", port))
+        except BlockingIOError:
+            pass
+        sel.register(s, selectors.EVENT_READ)
+        counts["opened"] += 1
+        return s
+
+    def run():
+        sel = selectors.DefaultSelector()
+        socks = {open_one(sel): False for _ in range(n)}  # socket → whether its request line went
+        last = 0.0
+        while not stop.is_set():
+            for key, _ in sel.select(timeout=0.1):  # readable: closed by the server
+                sel.unregister(key.fileobj)
+                key.fileobj.close()
+                socks.pop(key.fileobj, None)
+                counts["dropped"] += 1
+            while len(socks) < n:
+                socks[open_one(sel)] = False
+            trickle = time.monotonic() - last > 2
+            if trickle:
+                last = time.monotonic()
+            for sock, started in list(socks.items()):
+                if started and not trickle:
+                    continue
+                try:
+                    sock.send(b"X-Slow: x\r\n" if started else b"GET /healthz HTTP/1.1\r\n")
+                    socks[sock] = True
+                except OSError:
+                    pass
+        for sock in socks:
+            sock.close()
+
+    t = threading.Thread(target=run, daemon=True)
+    t.start()
+    return t, counts
+
+
+@pytest.mark.slow
+def test_thousands_of_trickling_sockets_from_one_address_leave_room_for_everybody(tmp_path):
+    """2,200 sockets from one address, re-opened as they drop: a normal client is still answered at once."""
+    import resource
+
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    require(hard >= 3000, f"2,200 sockets need a file limit over 3,000 (hard limit here: {hard})")
+    resource.setrlimit(resource.RLIMIT_NOFILE, (max(soft, min(hard, 8192)), hard))
+    with serve(tmp_path) as (_, port):
+        stop = threading.Event()
+        t, counts = crowd(port, 2200, stop)
+        try:
+            time.sleep(3)
+            times = []
+            for _ in range(4):
+                times += timed_requests(port, 10)
+        finally:
+            stop.set()
+            t.join(timeout=10)
+    fast = sum(x < 0.2 for x in times) / len(times)
+    assert fast >= 0.95, (fast, sorted(times)[-5:], counts)
+    assert counts["dropped"] > 1000  # the server turned most of them away rather than hold them
 
 
 @pytest.mark.slow
