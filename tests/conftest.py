@@ -8,6 +8,7 @@ import os
 import re
 import secrets
 import shutil
+import subprocess
 import tempfile
 from pathlib import Path
 
@@ -38,6 +39,10 @@ RUN = os.environ.setdefault("ANOTADOR_TEST_RUN", f"{os.getpid()}_{secrets.token_
 if "ANOTADOR_TEST_SOLVER_DIR" not in os.environ:
     os.environ["ANOTADOR_TEST_SOLVER_DIR"] = tempfile.mkdtemp(prefix="anotador-solver-")
     atexit.register(shutil.rmtree, os.environ["ANOTADOR_TEST_SOLVER_DIR"], ignore_errors=True)
+    # A built-in table asked for by a test is built to the end, for nobody once the run is over:
+    # stopped with the run rather than left to slow the next one (atexit runs last-registered first).
+    _builds = f"service.solver.build .*{os.environ['ANOTADOR_TEST_SOLVER_DIR']}"
+    atexit.register(subprocess.run, ["pkill", "-f", _builds], check=False)
 SOLVER_DIR = os.environ["ANOTADOR_SOLVER_DIR"] = os.environ["ANOTADOR_TEST_SOLVER_DIR"]
 # Every app would otherwise build all the built-in tables (two minutes of a core) in each folder it
 # is given; the tests that are about building ahead turn it on for a folder of their own.
