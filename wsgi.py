@@ -1,5 +1,5 @@
 """WSGI entry point: ``gunicorn wsgi:app``."""
 
-from service import create_app
+from anotador import create_app
 
 app = create_app()

@@ -10,9 +10,9 @@ from __future__ import annotations
 import sqlalchemy as sa
 from flask import jsonify
 
-from service import create_app
-from service.extensions import db
-from service.database import begin_write
+from anotador import create_app
+from anotador.extensions import db
+from anotador.database import begin_write
 
 app = create_app()
 FLOOR = sa.Table("bench_floor", sa.MetaData(), sa.Column("id", sa.Integer, primary_key=True),

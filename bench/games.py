@@ -45,8 +45,8 @@ def fresh_database(kind: str, folder: str, name: str = "bench") -> str:
     import sqlalchemy as sa
     from flask_migrate import upgrade
 
-    from service import create_app
-    from service.extensions import db
+    from anotador import create_app
+    from anotador.extensions import db
 
     if kind == "sqlite":
         url = f"sqlite:///{folder}/{name}.sqlite"
@@ -179,10 +179,10 @@ def floor(port: int, concurrency: int, seconds: float) -> dict:
 
 def seed_finished_games(url: str, count: int) -> list[str]:
     """Store ``count`` finished two-player games directly; return their ids."""
-    from service import create_app
-    from service.extensions import db
-    from service.models import EntryRow, GameRow, PlayerRow, TurnRow
-    from service.rules import Choice, Game, find_variant
+    from anotador import create_app
+    from anotador.extensions import db
+    from anotador.models import EntryRow, GameRow, PlayerRow, TurnRow
+    from anotador.rules import Choice, Game, find_variant
 
     rules = find_variant("generala").rules()
     rnd = random.Random(count)

@@ -24,7 +24,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench._http import SERVE_WORKERS, gunicorn, load  # noqa: E402
-from service.rules import find_variant  # noqa: E402
+from anotador.rules import find_variant  # noqa: E402
 
 
 def requests(n: int = 200, seed: int = 7) -> list[dict]:
@@ -86,7 +86,7 @@ def main() -> None:
     ap.add_argument("--seconds", type=float, default=5.0)
     ap.add_argument("--concurrency", type=int, default=4)
     ap.add_argument("--rounds", type=int, default=3)
-    ap.add_argument("--worker-classes", default="service.serving.BufferingWorker,sync",
+    ap.add_argument("--worker-classes", default="anotador.serving.BufferingWorker,sync",
                     help="gunicorn worker classes to measure; the first is the deployed one (scripts/serve)")
     args = ap.parse_args()
 

@@ -24,9 +24,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from reportlab.pdfgen.canvas import Canvas  # noqa: E402
 
-from service.printing import LANGS, SIZES, SheetOptionError, blank_sheet, check_fits, filled_sheet, fonts  # noqa: E402
-from service.printing.layout import _edges  # noqa: E402
-from service.rules import VARIANTS, Choice, Game, find_variant  # noqa: E402
+from anotador.printing import LANGS, SIZES, SheetOptionError, blank_sheet, check_fits, filled_sheet, fonts  # noqa: E402
+from anotador.printing.layout import _edges  # noqa: E402
+from anotador.rules import VARIANTS, Choice, Game, find_variant  # noqa: E402
 
 #: Twelve names for the worst cases: forty wide letters, in three scripts.
 WORST_NAMES = {

@@ -20,8 +20,8 @@ for _name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
 import pytest  # noqa: E402
 from sqlalchemy.engine import make_url  # noqa: E402
 
-from service import create_app
-from service.rules import find_variant
+from anotador import create_app
+from anotador.rules import find_variant
 
 ROOT = Path(__file__).resolve().parents[1]
 ROOT_SPEC = ROOT / "openapi.yaml"
@@ -41,7 +41,7 @@ if "ANOTADOR_TEST_SOLVER_DIR" not in os.environ:
     atexit.register(shutil.rmtree, os.environ["ANOTADOR_TEST_SOLVER_DIR"], ignore_errors=True)
     # A built-in table asked for by a test is built to the end, for nobody once the run is over:
     # stopped with the run rather than left to slow the next one (atexit runs last-registered first).
-    _builds = f"service.solver.build .*{os.environ['ANOTADOR_TEST_SOLVER_DIR']}"
+    _builds = f"anotador.solver.build .*{os.environ['ANOTADOR_TEST_SOLVER_DIR']}"
     atexit.register(subprocess.run, ["pkill", "-f", _builds], check=False)
 SOLVER_DIR = os.environ["ANOTADOR_SOLVER_DIR"] = os.environ["ANOTADOR_TEST_SOLVER_DIR"]
 # Every app would otherwise build all the built-in tables (two minutes of a core) in each folder it
@@ -69,7 +69,7 @@ def advice_tables():
     """
     import time
 
-    from service.advice import TableBuilding, Tables
+    from anotador.advice import TableBuilding, Tables
 
     store = Tables(SOLVER_DIR)
     deadline = time.monotonic() + 300
@@ -96,7 +96,7 @@ def solved(rules):
     """
     import json
 
-    from service.solver import Solver
+    from anotador.solver import Solver
 
     key = json.dumps(rules.spec(), sort_keys=True)
     if key not in _SOLVED:
@@ -183,8 +183,8 @@ PG_URL = make_url(PG_SERVER).set(database=PG_DATABASE).render_as_string(hide_pas
 
 
 def _tables() -> tuple[str, ...]:
-    from service import models  # noqa: F401 - registers every table
-    from service.extensions import db
+    from anotador import models  # noqa: F401 - registers every table
+    from anotador.extensions import db
 
     return tuple(t.name for t in db.metadata.sorted_tables)
 
@@ -219,7 +219,7 @@ def _drop_orphans(conn) -> None:
 
 def dispose(app) -> None:
     """Close the app's database connections (for SQLite: checkpoint the WAL)."""
-    from service.extensions import db
+    from anotador.extensions import db
 
     with app.app_context():
         db.engine.dispose()

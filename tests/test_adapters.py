@@ -1,4 +1,4 @@
-"""The adapters (service/adapters.py, service/serving.py) still fit the packages they lean on.
+"""The adapters (anotador/adapters.py, anotador/serving.py) still fit the packages they lean on.
 
 Each test here fails, loudly, the day a new release of Flask-SQLAlchemy,
 marshmallow or gunicorn moves what an adapter uses: the adapter must then be
@@ -12,8 +12,8 @@ import inspect
 from marshmallow import Schema, fields, pre_load, validates
 from marshmallow.decorators import PRE_LOAD, VALIDATES
 
-from service import adapters, create_app
-from service.extensions import db
+from anotador import adapters, create_app
+from anotador.extensions import db
 
 
 def test_flask_sqlalchemy_teardown_is_replaced_by_the_light_one(tmp_path):
@@ -55,7 +55,7 @@ def test_gunicorn_threaded_worker_has_what_the_buffering_worker_uses():
     from gunicorn.http.unreader import Unreader
     from gunicorn.workers import gthread
 
-    from service.serving import BufferingWorker
+    from anotador.serving import BufferingWorker
 
     assert issubclass(BufferingWorker, gthread.ThreadWorker)
     worker = gthread.ThreadWorker
@@ -89,7 +89,7 @@ def test_gunicorn_error_page_is_still_the_one_rewritten_as_a_problem():
     from gunicorn import util
     from gunicorn.workers import base
 
-    from service.serving import _ProblemSocket
+    from anotador.serving import _ProblemSocket
 
     assert _params(base.Worker.handle_error) == ["self", "req", "client", "addr", "exc"]
     assert "util.write_error(client," in inspect.getsource(base.Worker.handle_error)

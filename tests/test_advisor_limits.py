@@ -9,9 +9,9 @@ import time
 
 import pytest
 
-from service.rules import VARIANTS, build_rules, find_variant
-from service.solver import folder as store
-from service.solver.folder import key_of
+from anotador.rules import VARIANTS, build_rules, find_variant
+from anotador.solver import folder as store
+from anotador.solver.folder import key_of
 
 from .test_api_advice import fresh_app, wait_for
 

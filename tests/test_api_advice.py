@@ -10,8 +10,8 @@ import time
 
 import pytest
 
-from service import create_app
-from service.rules import find_variant
+from anotador import create_app
+from anotador.rules import find_variant
 
 from .test_solver import random_sheet
 
@@ -153,7 +153,7 @@ def test_a_table_is_built_in_the_background_and_kept(tmp_path):
 
 
 def test_a_table_another_process_builds_is_waited_for_not_built_twice(tmp_path):
-    from service.solver.folder import key_of
+    from anotador.solver.folder import key_of
 
     folder = tmp_path / "tables"
     folder.mkdir()
@@ -191,7 +191,7 @@ def test_builds_wait_their_turn_and_the_folder_keeps_the_last_used(tmp_path):
 
 
 def test_an_unreadable_table_is_set_aside_and_built_again(tmp_path):
-    from service.solver.folder import key_of
+    from anotador.solver.folder import key_of
 
     folder = tmp_path / "tables"
     folder.mkdir()

@@ -188,7 +188,7 @@ def test_unknown_path_and_method(client):
 
 
 def test_unexpected_errors_are_a_500_problem_without_a_trace(app, monkeypatch):
-    from service.rules import ruleset
+    from anotador.rules import ruleset
 
     def boom(*a, **k):
         raise RuntimeError("secret internals")

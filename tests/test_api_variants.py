@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from service.rules import LANGUAGES, VARIANTS, find_variant
+from anotador.rules import LANGUAGES, VARIANTS, find_variant
 
 
 def test_list_has_every_variant_in_order(client):

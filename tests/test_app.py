@@ -9,7 +9,7 @@ import flask.app
 import pytest
 from flask import jsonify
 
-from service.extensions import db
+from anotador.extensions import db
 
 SIX = [name[:40].ljust(40, ".") for name in (
     "Ana María Castañeda Villanueva de la Sierra", "Ωμέγα Παπαδοπούλου-Χατζηγεωργίου Αλεξάνδρα",

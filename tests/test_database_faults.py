@@ -16,7 +16,7 @@ import time
 import pytest
 import sqlalchemy as sa
 
-from service import create_app
+from anotador import create_app
 
 from .conftest import Table, dispose, run_sql
 from .faults import TcpProxy
@@ -158,7 +158,7 @@ def test_sqlite_a_stuck_writer_in_another_worker_is_503_not_a_hang(sqlite_app):
     _, client, path = sqlite_app
     game = Table(client, client.post("/api/v1/games", json={"variant": "generala", "players": ["A", "B"]}).get_json())
     fd = os.open(f"{path}.write-lock", os.O_RDWR | os.O_CREAT, 0o600)
-    fcntl.flock(fd, fcntl.LOCK_EX)  # the write lock of service/database.py, held by a stuck worker
+    fcntl.flock(fd, fcntl.LOCK_EX)  # the write lock of anotador/database.py, held by a stuck worker
     try:
         results = []
         threads = [threading.Thread(target=lambda: results.append(client.post(
@@ -186,7 +186,7 @@ def test_sqlite_every_write_holds_the_write_lock_until_its_commit_has_returned(s
     """
     from sqlalchemy import event
 
-    from service.extensions import db
+    from anotador.extensions import db
 
     app, client, path = sqlite_app
     seen: list[tuple[str, str]] = []
@@ -279,7 +279,7 @@ def test_sqlite_a_turn_failing_mid_write_is_503_and_stores_nothing(sqlite_app, k
 def test_a_connection_killed_before_the_request_ends_its_session_is_a_503_problem(postgres_url, advice_tables,
                                                                                   suffix):
     """The rollback that ends a read's session fails on a killed connection: a 503 problem, never an empty 500."""
-    from service.extensions import db
+    from anotador.extensions import db
 
     run_sql(postgres_url, "TRUNCATE games RESTART IDENTITY CASCADE")
     app = create_app({"TESTING": True, "SQLALCHEMY_DATABASE_URI": postgres_url, "GAMES_PER_MINUTE": 0})

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from service.rules import BOX_NAMES, LANGUAGES, OPTION_NAMES, VARIANTS, find_variant
-from service.rules import options as option_values
+from anotador.rules import BOX_NAMES, LANGUAGES, OPTION_NAMES, VARIANTS, find_variant
+from anotador.rules import options as option_values
 
 ROOT = Path(__file__).resolve().parents[1]
 RULES_DOC = ROOT / "docs" / "rules.md"
@@ -146,7 +146,7 @@ def test_readme_and_spec_point_to_the_rules_reference():
 
 def test_the_expected_scores_are_the_solvers(doc):
     """Small tables are solved here; the big ones are the published values tests/test_solver.py recomputes."""
-    from service.solver import Solver
+    from anotador.solver import Solver
 
     from .conftest import solved
     from .test_solver import PUBLISHED

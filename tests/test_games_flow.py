@@ -6,7 +6,7 @@ import io
 
 import pytest
 
-from service.rules import VARIANTS, find_variant
+from anotador.rules import VARIANTS, find_variant
 
 from .conftest import needs
 
@@ -387,7 +387,7 @@ def test_roll_off(new_game):
 
 def test_a_roll_off_that_keeps_tying_ends_shared_and_says_so(new_game):
     """Ten rounds of ties through the API: the game ends shared, and a further roll is a 409 that says why."""
-    from service.rules.game import MAX_ROLL_OFF_ROUNDS
+    from anotador.rules.game import MAX_ROLL_OFF_ROUNDS
 
     names = ["Ana", "Beto", "Ceci", "Dani", "Eli", "Fede"]
     table = new_game({"base": "generala", "tie_break": "roll_off"}, names)

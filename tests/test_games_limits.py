@@ -12,7 +12,7 @@ import json
 import pytest
 import sqlalchemy as sa
 
-from service import create_app
+from anotador import create_app
 
 from .conftest import Table, dispose
 
@@ -54,7 +54,7 @@ class Statements:
 
 
 def test_a_correction_costs_the_same_after_hundreds(limited):
-    from service.extensions import db
+    from anotador.extensions import db
 
     app, client = limited(MAX_CORRECTIONS=1000)
     table = Table(client, _new(client).get_json())
@@ -117,8 +117,8 @@ def test_games_per_minute_zero_is_no_limit(limited):
 
 
 def test_the_creator_is_stored_as_a_keyed_hash_not_the_address(limited):
-    from service.extensions import db
-    from service.models import GameRow
+    from anotador.extensions import db
+    from anotador.models import GameRow
 
     app, client = limited()
     game = _new(client, remote="192.168.1.77").get_json()
@@ -135,7 +135,7 @@ def test_migration_moves_json_corrections_into_rows(tmp_path):
     app = create_app({"TESTING": True, "SQLALCHEMY_DATABASE_URI": url})
     with app.app_context():
         upgrade(revision="0001_games")
-        from service.extensions import db
+        from anotador.extensions import db
 
         with db.engine.begin() as conn:
             conn.execute(sa.text(
@@ -166,7 +166,7 @@ def test_migration_moves_json_corrections_into_rows(tmp_path):
 def test_history_and_analysis_are_kept_by_version_and_revalidated_for_the_cost_of_a_poll(limited, advice_tables,
                                                                                         suffix):
     """Twelve players and dozens of corrections: only a version's first read reads the game's rows."""
-    from service.extensions import db
+    from anotador.extensions import db
 
     app, client = limited(MAX_CORRECTIONS=1000, GAMES_PER_MINUTE=0)
     names = [f"Jugador {i} — Игрок 玩家 {i}" for i in range(12)]

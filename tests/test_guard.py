@@ -1,4 +1,4 @@
-"""service/guard.py on its own: what it cuts, when the circuit opens and closes (no database needed)."""
+"""anotador/guard.py on its own: what it cuts, when the circuit opens and closes (no database needed)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from service.guard import DatabaseDown, Guard
+from anotador.guard import DatabaseDown, Guard
 
 
 class Probe:

@@ -106,8 +106,8 @@ def test_a_malformed_key_is_400(new_game, key):
 
 
 def test_keys_belong_to_one_game_and_are_forgotten_after_a_day(new_game, db_app):
-    from service.extensions import db
-    from service.models import GameRow, IdempotencyRow, utcnow
+    from anotador.extensions import db
+    from anotador.models import GameRow, IdempotencyRow, utcnow
 
     a, b = new_game("generala", ["Ana", "Beto"]), new_game("generala", ["Ceci", "Dani"])
     body = {"player": 0, "category": "ones", "scratch": True}
@@ -173,8 +173,8 @@ def test_concurrent_retries_with_one_key_apply_once_under_gunicorn(db_url):
 
 def test_a_game_keeps_its_newest_keys_only_and_a_keyed_write_costs_the_same_after_hundreds(db_url):
     """A write-token holder looping keyed turn and undo: the keys stay capped, each write's statements flat."""
-    from service import create_app
-    from service.extensions import db
+    from anotador import create_app
+    from anotador.extensions import db
 
     from .conftest import Table, dispose
     from .test_games_limits import Statements

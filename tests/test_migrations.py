@@ -6,8 +6,8 @@ import sqlalchemy as sa
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
 
-from service import create_app
-from service.extensions import db
+from anotador import create_app
+from anotador.extensions import db
 
 from .conftest import dispose
 

@@ -50,7 +50,7 @@ def test_spec_served_is_the_file(client):
 
 
 def test_every_variant_id_is_in_the_spec():
-    from service.rules import BOX_NAMES, VARIANTS
+    from anotador.rules import BOX_NAMES, VARIANTS
 
     schemas = SPEC["components"]["schemas"]
     assert schemas["KnownVariantId"]["enum"] == list(VARIANTS)
@@ -65,7 +65,7 @@ def test_the_effective_rules_are_the_options_and_a_base():
                                        **options["properties"]}
     assert effective["required"] == ["base", *options["required"]]
     # and both are what the service says: every option of every variant, with its base
-    from service.rules import find_variant
+    from anotador.rules import find_variant
 
     assert set(options["properties"]) == set(find_variant("generala").rules().options.as_dict())
 

@@ -11,7 +11,7 @@ from datetime import timedelta
 import pytest
 import sqlalchemy as sa
 
-from service import create_app
+from anotador import create_app
 
 from .conftest import Table, dispose, migrated_app, require
 
@@ -26,8 +26,8 @@ def _game(client, status_turns=0, players=("Ana", "Beto")):
 
 
 def _age(app, game_id: str, days: int) -> None:
-    from service.extensions import db
-    from service.models import GameRow, utcnow
+    from anotador.extensions import db
+    from anotador.models import GameRow, utcnow
 
     with app.app_context():
         db.session.execute(sa.update(GameRow).where(GameRow.id == game_id)
@@ -36,7 +36,7 @@ def _age(app, game_id: str, days: int) -> None:
 
 
 def _rows(app, game_id: str) -> dict[str, int]:
-    from service.extensions import db
+    from anotador.extensions import db
 
     with app.app_context():
         return {t.name: db.session.execute(sa.select(sa.func.count()).select_from(t)

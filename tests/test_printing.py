@@ -13,11 +13,11 @@ from .conftest import needs
 needs("pypdf", "pip install pypdf")
 from pypdf import PdfReader  # noqa: E402
 
-from service.cli import PRINTABLES, printable_files
-from service.printing import LANGS, SIZES, SheetOptionError, blank_sheet, filled_sheet, fonts, layout
-from service.printing.layout import LEADING, PAD
-from service.printing.words import box_name, box_values
-from service.rules import VARIANTS, build_rules, find_variant
+from anotador.cli import PRINTABLES, printable_files
+from anotador.printing import LANGS, SIZES, SheetOptionError, blank_sheet, filled_sheet, fonts, layout
+from anotador.printing.layout import LEADING, PAD
+from anotador.printing.words import box_name, box_values
+from anotador.rules import VARIANTS, build_rules, find_variant
 
 PAGE = {"a4": (595.28, 841.89), "letter": (612.0, 792.0)}
 
@@ -173,7 +173,7 @@ def largest_sheet(rules, names, size, lang):
 @pytest.mark.parametrize("variant", list(VARIANTS))
 def test_the_worst_sheets_cost_a_bounded_number_of_measurements(variant, monkeypatch):
     """Fitting measures each word once, whatever the cell: count the work, not seconds."""
-    lay = importlib.import_module("service.printing.layout")  # the module; the package exports the function
+    lay = importlib.import_module("anotador.printing.layout")  # the module; the package exports the function
     breaks = []
     real_break = lay._break
     monkeypatch.setattr(lay, "_break", lambda *a: breaks.append(a) or real_break(*a))

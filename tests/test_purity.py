@@ -12,8 +12,8 @@ ROOT = Path(__file__).resolve().parents[1]
 import pytest
 
 
-@pytest.mark.parametrize("module", ["service.rules", "service.solver", "service.solver.advise",
-                                    "service.solver.build"])
+@pytest.mark.parametrize("module", ["anotador.rules", "anotador.solver", "anotador.solver.advise",
+                                    "anotador.solver.build"])
 def test_rules_engine_and_solver_import_no_framework(module):
     code = (
         f"import sys, {module}; "

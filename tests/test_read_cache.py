@@ -10,10 +10,10 @@ import pytest
 
 from flask import current_app
 
-from service import create_app, sheets
-from service.api.games import game_body, rendered
-from service.rules.variants import VARIANTS
-from service.sheets import iso_stored
+from anotador import create_app, sheets
+from anotador.api.games import game_body, rendered
+from anotador.rules.variants import VARIANTS
+from anotador.sheets import iso_stored
 
 from .conftest import Table, dispose, run_sql
 
@@ -158,8 +158,8 @@ def test_static_answers_revalidate_without_changing_and_change_when_they_do(clie
         assert again.status_code == 304 and again.headers["ETag"] == tag and again.get_data() == b""
         assert client.get(path, headers={"If-None-Match": '"other"'}).get_data() == first.get_data()
     # a table built since: the variant's expected_score appears, so its text and ETag change
-    from service.advice import Tables
-    from service.rules import find_variant
+    from anotador.advice import Tables
+    from anotador.rules import find_variant
 
     app = create_app({"TESTING": True, "SQLALCHEMY_DATABASE_URI": "sqlite://", "SOLVER_DIR": str(tmp_path)})
     c = app.test_client()
@@ -211,7 +211,7 @@ IMPORTANT = ("ETag", "Cache-Control", "Vary", "X-Content-Type-Options", "Referre
 
 
 def test_the_poll_answered_before_flask_is_the_views_own_304(tmp_path):
-    """service/polls.py and the view say the same 304; everything else goes on to the view."""
+    """anotador/polls.py and the view say the same 304; everything else goes on to the view."""
     from .conftest import migrated_app
 
     app = migrated_app(f"sqlite:///{tmp_path / 'p.sqlite'}", GAMES_PER_MINUTE=0)
@@ -244,7 +244,7 @@ def without_date(response):
 @pytest.mark.parametrize("accept", [None, "gzip", "br;q=1, gzip;q=0.5", "deflate, identity", "identity", "*;q=0"])
 @pytest.mark.parametrize("method", ["GET", "HEAD"])
 def test_a_kept_body_answered_before_flask_is_the_views_own(tmp_path, accept, method):
-    """A version's body rendered once is sent by service/polls.py, byte for byte and header for header."""
+    """A version's body rendered once is sent by anotador/polls.py, byte for byte and header for header."""
     from .conftest import migrated_app
 
     app = migrated_app(f"sqlite:///{tmp_path / 'p.sqlite'}", GAMES_PER_MINUTE=0)
@@ -310,8 +310,8 @@ def test_the_poll_before_flask_keeps_the_host_check_and_the_503(tmp_path):
 
 def test_the_polls_own_lookup_reads_what_the_app_stored_and_outlives_a_dead_connection(db_app, db_url):
     """Heads (the poll's plain driver query) against the ORM's row, and after its kept connection dies."""
-    from service.models import GameRow
-    from service.extensions import db
+    from anotador.models import GameRow
+    from anotador.extensions import db
 
     client = db_app.test_client()
     names = ["Guillermina Fernández de la Serna Ortiz", "李小龍", "Ñandú", "Ana", "Beto", "Ceci"]

@@ -6,7 +6,7 @@ from collections import Counter
 
 import pytest
 
-from service.rules import InvalidDiceError, InvalidGroupsError, NoFreeBoxError, find_variant
+from anotador.rules import InvalidDiceError, InvalidGroupsError, NoFreeBoxError, find_variant
 
 from .conftest import points_of
 

@@ -6,9 +6,9 @@ this builds one from data alone and checks the engine scores it.
 
 from __future__ import annotations
 
-from service.rules import FIXED, SUM, BoxSpec, Options, SectionBonus, Variant
-from service.rules.names import BOX_NAMES
-from service.rules.variants import NUMBER_BOXES
+from anotador.rules import FIXED, SUM, BoxSpec, Options, SectionBonus, Variant
+from anotador.rules.names import BOX_NAMES
+from anotador.rules.variants import NUMBER_BOXES
 
 from .conftest import points_of
 

@@ -10,7 +10,7 @@ import itertools
 
 import pytest
 
-from service.rules import VARIANTS, Choice, Game, NotQualifiedError, find_variant
+from anotador.rules import VARIANTS, Choice, Game, NotQualifiedError, find_variant
 
 from .conftest import points_of
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from service.rules import (
+from anotador.rules import (
     BoxClosedError,
     Choice,
     FirstPlayerTieError,
@@ -245,7 +245,7 @@ def test_roll_off_until_one_is_highest():
 
 @pytest.mark.parametrize("players", [2, 3])
 def test_a_roll_off_still_tied_after_its_last_round_is_a_shared_win(players):
-    from service.rules.game import MAX_ROLL_OFF_ROUNDS
+    from anotador.rules.game import MAX_ROLL_OFF_ROUNDS
 
     rules = find_variant("generala").rules(tie_break="roll_off")
     game = Game(rules, players)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from service.rules import InvalidOptionError, RulesError, UnknownBoxError, build_rules, find_variant
+from anotador.rules import InvalidOptionError, RulesError, UnknownBoxError, build_rules, find_variant
 
 from .conftest import points_of
 

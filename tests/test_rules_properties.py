@@ -10,7 +10,7 @@ needs("hypothesis", "pip install hypothesis")
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from service.rules import VARIANTS, Variant, find_variant
+from anotador.rules import VARIANTS, Variant, find_variant
 
 die = st.integers(min_value=1, max_value=6)
 five_dice = st.lists(die, min_size=5, max_size=5)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from service.rules import InvalidSheetError, NoFreeBoxError, UnknownBoxError, find_variant
+from anotador.rules import InvalidSheetError, NoFreeBoxError, UnknownBoxError, find_variant
 
 from .conftest import points_of
 

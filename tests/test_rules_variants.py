@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from service.rules import VARIANTS, find_variant
+from anotador.rules import VARIANTS, find_variant
 
 from .conftest import points_of
 
@@ -176,7 +176,7 @@ def test_variant_defaults_for_double_generala():
 
 
 def test_every_variant_and_box_has_names_in_every_language():
-    from service.rules import BOX_NAMES, BOX_SHORT, LANGUAGES, WORDS
+    from anotador.rules import BOX_NAMES, BOX_SHORT, LANGUAGES, WORDS
 
     for variant in VARIANTS.values():
         assert set(variant.names) == set(variant.description) == set(LANGUAGES)

@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from marshmallow import Schema, ValidationError, fields, validates_schema
 
-from service.schemas import (
+from anotador.schemas import (
     FastLoader,
     GameCreateSchema,
     RollOffSchema,

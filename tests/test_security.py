@@ -70,7 +70,7 @@ def test_no_cross_origin_access(client):
 
 
 def test_tokens_are_compared_in_constant_time(new_game, monkeypatch):
-    from service.sheets import tokens
+    from anotador.sheets import tokens
 
     calls = []
     real = tokens.hmac.compare_digest
@@ -121,7 +121,7 @@ def test_worker_memory_stays_flat_over_a_thousand_pdfs(tmp_path):
 
 
 def _hosts_app(tmp_path, **config):
-    from service.app import create_app
+    from anotador.app import create_app
 
     return create_app({"TESTING": True, "SQLALCHEMY_DATABASE_URI": f"sqlite:///{tmp_path / 'h.sqlite'}",
                        **config})
@@ -162,7 +162,7 @@ def test_a_forged_host_gets_no_write_link_and_stores_nothing(tmp_path):
     body = {"variant": "generala", "players": ["Ana", "Beto"]}
     forged = client.post("/api/v1/games", json=body, headers={"Host": "evil.example"})
     assert forged.status_code == 400 and "evil.example" not in forged.headers.get("Location", "")
-    from service.models import GameRow as Game
+    from anotador.models import GameRow as Game
 
     with app.app_context():
         assert Game.query.count() == 0

@@ -7,10 +7,10 @@ import random
 import numpy as np
 import pytest
 
-from service.rules import FIXED, SUM, BoxSpec, Options, SectionBonus, Variant, VARIANTS, find_variant
-from service.rules.variants import NUMBER_BOXES
-from service.solver import Solver, dice
-from service.solver.advise import Position, advise
+from anotador.rules import FIXED, SUM, BoxSpec, Options, SectionBonus, Variant, VARIANTS, find_variant
+from anotador.rules.variants import NUMBER_BOXES
+from anotador.solver import Solver, dice
+from anotador.solver.advise import Position, advise
 
 from .bruteforce import Brute
 from .conftest import solved

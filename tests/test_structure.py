@@ -12,14 +12,14 @@ import pytest
 
 from .conftest import ROOT
 
-PACKAGE = "service"
+PACKAGE = "anotador"
 SOURCE = ROOT / PACKAGE
 
 #: Every private name of another package the code may reach, and the one module allowed to reach it
-#: (see service/adapters.py for why each stays). Anything else is a failure.
+#: (see anotador/adapters.py for why each stays). Anything else is a failure.
 ALLOWED = {
-    "service/adapters.py": {"flask_sqlalchemy:_teardown_session", "marshmallow:_hooks"},
-    "service/serving.py": {"gunicorn:_DEFER"},
+    "anotador/adapters.py": {"flask_sqlalchemy:_teardown_session", "marshmallow:_hooks"},
+    "anotador/serving.py": {"gunicorn:_DEFER"},
 }
 
 #: Lines a module of the package may have: a reader should take one in at a sitting.

@@ -13,11 +13,11 @@ from __future__ import annotations
 import pytest
 from flask import current_app
 
-from service import create_app, sheets
-import service.sheets.state
-import service.sheets.turns
-from service.extensions import db
-from service.models import EntryRow, GameRow, TurnRow
+from anotador import create_app, sheets
+import anotador.sheets.state
+import anotador.sheets.turns
+from anotador.extensions import db
+from anotador.models import EntryRow, GameRow, TurnRow
 
 from .conftest import Table, dispose
 
@@ -36,7 +36,7 @@ def two_apps(db_url):
 
 def before(monkeypatch, app, names, *changes):
     """Run each of ``changes`` (once each, in order) as ``app`` calls any of the functions ``names``
-    (``module.function`` of service.sheets).
+    (``module.function`` of anotador.sheets).
 
     Returns how many changes were left at each such call.
     """
@@ -54,7 +54,7 @@ def before(monkeypatch, app, names, *changes):
 
     for name in names:
         module, _, function = name.rpartition(".")
-        where = getattr(service.sheets, module)
+        where = getattr(anotador.sheets, module)
         monkeypatch.setattr(where, function, hooked(getattr(where, function)))
     return calls
 

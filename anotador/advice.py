@@ -1,0 +1,372 @@
+"""The advisor's tables: built once per rule set, in the background, kept on disk and in memory.
+
+A table is keyed by its rule set's canonical form and the solver's version,
+and stored as ``<SOLVER_DIR>/<key>.npy`` (default: the instance folder's
+``solver/``; the folder's format is :mod:`anotador.solver.folder`): a
+restart, or another app server sharing the folder, reads it instead of
+building it again. In memory, the tables last used stay (an LRU of
+``SOLVER_TABLES`` tables), mapped from disk so the workers of one server
+share their pages.
+
+A table is built by a process of its own (:mod:`anotador.solver.build`),
+never by a request: a request for a table not built yet gets
+:class:`TableBuilding` (503 with a Retry-After measured from this folder's
+last builds).
+
+The built-in variants' tables are built ahead, when the app starts
+(``SOLVER_BUILD_AHEAD``) or by ``flask --app wsgi advice`` at deploy, and
+are never pruned. Anybody can send house rules, so every other build is
+bounded: ``SOLVER_BUILDS`` at a time for the whole folder, and per client
+address ``SOLVER_CLIENT_BUILDS`` at a time and ``SOLVER_CLIENT_BUILDS_PER_HOUR``
+an hour (past those: :class:`TooManyBuilds`, 429). A stored game's rule set
+(its analysis) takes the place of a build sent anonymously when none is
+free; a build nobody asks for any more stops. The folder keeps the
+``SOLVER_KEEP`` tables used last besides the built-in ones.
+"""
+
+from __future__ import annotations
+
+import collections
+import json
+import logging
+import math
+import os
+import subprocess
+import sys
+import threading
+import time
+from typing import NamedTuple
+
+import numpy as np
+from flask import Flask, current_app
+
+from .lru import LRU
+from .rules import VARIANTS, RuleSet
+from .solver import Solver, Space
+from .solver import folder as store
+from .solver.build import ABANDONED, BUILT, BUSY, build, kind_of
+from .solver.folder import key_of
+
+log = logging.getLogger(__name__)
+
+#: Clients whose builds of the last hour each worker remembers (the newest).
+CLIENTS_KEPT = 10_000
+
+
+class TableBuilding(Exception):
+    """The table for these rules is being built: ask again in ``retry_after`` seconds."""
+
+    def __init__(self, retry_after: int):
+        super().__init__(f"The advisor's table for these rules is being built; ask again in {retry_after} s.")
+        self.retry_after = retry_after
+
+
+class TooManyBuilds(Exception):
+    """This client has its share of table builds under way, or had its share this hour."""
+
+    def __init__(self, message: str, retry_after: int):
+        super().__init__(message)
+        self.message = message
+        self.retry_after = retry_after
+
+
+class Table(NamedTuple):
+    solver: Solver
+    values: np.ndarray
+
+
+class Spawned(NamedTuple):
+    """A build this worker started (its lock may not be taken yet)."""
+
+    process: subprocess.Popen
+    build: store.Build
+
+
+def retry_after(seconds: float) -> int:
+    """A Retry-After that is met: the estimate with a margin, whole seconds."""
+    return max(1, min(3600, math.ceil(seconds * 1.1 + 0.5)))
+
+
+class Tables:
+    """One app's tables: memory (an LRU) in front of a folder, and the builds under way."""
+
+    def __init__(self, folder: str, capacity: int = 8, builds: int = 2, keep: int = 100, per_client: int = 1,
+                 per_hour: int = 20, ahead: bool = True) -> None:
+        self.folder = folder
+        self.capacity = max(1, capacity)
+        self.max_builds = max(1, builds)
+        self.keep = max(1, keep)
+        self.per_client = max(1, per_client)
+        self.per_hour = max(1, per_hour)
+        self.ahead = ahead
+        self.memory: LRU[str, Table] = LRU(self.capacity)
+        self.builds: dict[str, Spawned] = {}
+        self.ahead_process: subprocess.Popen | None = None
+        self.lock = threading.Lock()
+        #: client → when its builds of the last hour started (this worker's)
+        self.started: LRU[str, collections.deque] = LRU(CLIENTS_KEPT)
+        self.scores: dict[str, float] = {}
+        self.missing: set[str] = set()  # keys with no table, as the folder stood at missing_stamp
+        self.missing_stamp = 0
+        self._builtin: dict[str, RuleSet] | None = None
+
+    @property
+    def builtin(self) -> dict[str, RuleSet]:
+        """The built-in variants' rule sets by key: built ahead, never pruned."""
+        if self._builtin is None:
+            self._builtin = {key_of(r): r for r in (v.rules() for v in VARIANTS.values())}
+        return self._builtin
+
+    def path(self, key: str) -> str:
+        return store.table_path(self.folder, key)
+
+    def peek(self, rules: RuleSet) -> Table | None:
+        """The table if it is built (in memory or on disk); never starts a build."""
+        key = key_of(rules)
+        table = self.memory.get(key)
+        if table is not None:
+            return table
+        return self._load(key, rules)
+
+    def expected_score(self, rules: RuleSet) -> float | None:
+        """The empty sheet's expected score, if the table was built (read from its small summary file)."""
+        key = key_of(rules)
+        if key in self.scores:
+            return self.scores[key]
+        # Missing tables are looked for again only when the folder changed (a file came or went):
+        # one stat per request, not one failed open per variant.
+        try:
+            stamp = os.stat(self.folder).st_mtime_ns
+        except OSError:
+            return None
+        if stamp != self.missing_stamp:
+            self.missing, self.missing_stamp = set(), stamp
+        if key in self.missing:
+            return None
+        try:
+            with open(os.path.join(self.folder, key + ".json")) as f:
+                value = float(json.load(f)["expected_score"])
+        except (OSError, ValueError, KeyError, TypeError):
+            self.missing.add(key)
+            return None
+        self.scores[key] = value
+        return value
+
+    def get(self, rules: RuleSet, client: str | None = None, game: bool = False) -> Table:
+        """The table for these rules; else :class:`TableBuilding` (a build runs, started now if allowed).
+
+        ``client`` (a keyed hash of the address) is charged for a build it
+        starts; ``game``: the rules are a stored game's, which outrank
+        rules sent anonymously.
+        """
+        self._reap()
+        table = self.peek(rules)
+        if table is not None:
+            return table
+        key = key_of(rules)
+        under_way = self._under_way()
+        running = under_way.get(key)
+        if running is not None:
+            wait = retry_after(self._left(running))
+            if not running.builtin:
+                store.want(store.lock_path(self.folder, key), time.time() + wait + store.GRACE_SECONDS)
+            raise TableBuilding(wait)
+        if key in self.builtin:
+            raise TableBuilding(self._builtin_wait(rules, key, under_way))
+        with self.lock:
+            self._may_start(client, game, [b for b in under_way.values() if not b.builtin], rules)
+            self._spawn(rules, key, client, game, builtin=False)
+            if client is not None:
+                started = self.started.get(client) or collections.deque()
+                started.append(time.time())
+                self.started.put(client, started)
+        raise TableBuilding(retry_after(self._estimate(rules)))
+
+    def build_now(self, rules: RuleSet, wait: float = 600) -> Table:
+        """Build the table here and now (the command line, tests); wait for another process building it."""
+        deadline = time.monotonic() + wait
+        while True:
+            table = self.peek(rules)
+            if table is not None:
+                return table
+            if build(rules.spec(), self.path(key_of(rules))) == BUSY:
+                if time.monotonic() > deadline:
+                    raise TableBuilding(retry_after(self._estimate(rules)))
+                time.sleep(0.2)
+
+    def build_ahead(self) -> bool:
+        """Start building the missing built-in tables in the background; False when none is missing or it runs."""
+        if all(os.path.exists(self.path(key)) for key in self.builtin):
+            return False
+        os.makedirs(self.folder, exist_ok=True)
+        lock_path = os.path.join(self.folder, store.AHEAD)
+        plan = [key for key, rules in sorted(self.builtin.items(), key=lambda item: Space(item[1]).size)
+                if not os.path.exists(self.path(key))]
+        fd = store.take(lock_path, {"pid": None, "plan": plan})
+        if fd is None:
+            return False  # another process builds them
+        try:
+            # The child inherits the lock (one open file, so one flock) and removes it when done.
+            self.ahead_process = self._run(["--ahead", self.folder, str(fd)], pass_fds=(fd,))
+        finally:
+            os.close(fd)
+        log.info("building the built-in variants' advisor tables ahead, in %s", self.folder)
+        return True
+
+    # -- inside ---------------------------------------------------------------
+
+    def _under_way(self) -> dict[str, store.Build]:
+        """Every build under way in the folder, and this worker's just started, by key."""
+        found = {b.key: b for b in store.builds(self.folder)}
+        for key, spawned in list(self.builds.items()):
+            found.setdefault(key, spawned.build)
+        # a builder that has just put its table in place is done, though its process is still ending
+        return {key: b for key, b in found.items() if not os.path.exists(self.path(key))}
+
+    def _may_start(self, client: str | None, game: bool, under_way: list[store.Build], rules: RuleSet) -> None:
+        """Refuse a build past the client's share (429) or with no place free (503); make a place for a game."""
+        mine = [b for b in under_way if client is not None and b.client == client]
+        if len(mine) >= self.per_client:
+            wait = retry_after(min(self._left(b) for b in mine))
+            raise TooManyBuilds(f"This address already has {len(mine)} of the advisor's tables being built; "
+                                f"ask again when it is done, in {wait} s.", wait)
+        hour = self.started.get(client) if client is not None else None
+        if hour:
+            while hour and hour[0] < time.time() - 3600:
+                hour.popleft()
+            if len(hour) >= self.per_hour:
+                wait = max(1, math.ceil(hour[0] + 3600 - time.time()))
+                raise TooManyBuilds(f"This address had {len(hour)} of the advisor's tables built in the last hour; "
+                                    f"the next in {wait} s.", wait)
+        if len(under_way) < self.max_builds:
+            return
+        anonymous = [b for b in under_way if not b.game]
+        if not game or not anonymous:
+            raise TableBuilding(retry_after(min(self._left(b) for b in under_way) + self._estimate(rules)))
+        victim = max(anonymous, key=lambda b: b.started)  # the least work lost
+        log.info("stopping the advisor's build %s for a stored game's", victim.key)
+        store.want(store.lock_path(self.folder, victim.key), 1)  # its builder stops within a second
+
+    def _builtin_wait(self, rules: RuleSet, key: str, under_way: dict[str, store.Build]) -> int:
+        """A built-in table not built yet: built ahead (started now if need be); how long until it is."""
+        if self.ahead:
+            self.build_ahead()
+        plan = self._ahead_plan()
+        if plan is not None and key in plan:  # the tables before it in the plan, then it
+            waits = [self._left(under_way[k]) if k in under_way else self._estimate(self.builtin[k])
+                     for k in plan[:plan.index(key) + 1] if not os.path.exists(self.path(k))]
+            return retry_after(sum(waits))
+        with self.lock:
+            if key not in self.builds:
+                self._spawn(rules, key, None, False, builtin=True)
+        return retry_after(self._estimate(rules))
+
+    def _ahead_plan(self) -> list[str] | None:
+        found = store.read(os.path.join(self.folder, store.AHEAD))
+        if found is None:
+            return None
+        plan = found[0].get("plan")
+        return [k for k in plan if isinstance(k, str) and k in self.builtin] if isinstance(plan, list) else []
+
+    def _estimate(self, rules: RuleSet) -> float:
+        return store.seconds_left(self.folder, kind_of(rules), Space(rules).size)
+
+    def _left(self, running: store.Build) -> float:
+        return store.build_left(self.folder, running)
+
+    def _reap(self) -> None:
+        """Forget the builds that ended (a failed one is logged, and tried again when asked for)."""
+        if self.ahead_process is not None and self.ahead_process.poll() is not None:
+            if self.ahead_process.returncode not in (BUILT, BUSY):
+                log.error("building the built-in advisor tables ahead failed (exit %s)", self.ahead_process.returncode)
+            self.ahead_process = None
+        if not self.builds:
+            return
+        with self.lock:
+            for key, spawned in list(self.builds.items()):
+                code = spawned.process.poll()
+                if code is None:
+                    continue
+                del self.builds[key]
+                if code not in (BUILT, BUSY, ABANDONED):
+                    log.error("building the advisor's table %s failed (exit %s)", key, code)
+
+    def _load(self, key: str, rules: RuleSet) -> Table | None:
+        path = self.path(key)
+        if not os.path.exists(path):
+            return None
+        solver = Solver(rules)
+        try:
+            values = np.load(path, mmap_mode="r")
+        except (OSError, ValueError):
+            log.warning("the advisor's table %s is unreadable: building it again", path)
+            os.replace(path, path + ".bad")
+            return None
+        if values.shape != (solver.space.size,):
+            log.warning("the advisor's table %s has the wrong size: building it again", path)
+            os.replace(path, path + ".bad")
+            return None
+        table = Table(solver, values)
+        try:
+            os.utime(path)  # used now: the folder keeps the tables used last
+        except OSError:
+            pass
+        self.memory.put(key, table)
+        self._prune()
+        return table
+
+    def _spawn(self, rules: RuleSet, key: str, client: str | None, game: bool, builtin: bool) -> None:
+        log.info("building the advisor's table %s for %s", key, rules.variant.id)
+        args = [json.dumps(rules.spec()), self.path(key)]
+        if not builtin:
+            args += [client or "", "game" if game else "anonymous"]
+        process = self._run(args)
+        self.builds[key] = Spawned(process, store.Build(key, time.time(), Space(rules).size, kind_of(rules),
+                                                        client, game, builtin, time.time() + 3600))
+
+    @staticmethod
+    def _run(args: list[str], pass_fds: tuple[int, ...] = ()) -> subprocess.Popen:
+        # One BLAS thread: the build takes one core and leaves the others to requests.
+        env = {**os.environ, "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
+        root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+        env["PYTHONPATH"] = root + os.pathsep + env.get("PYTHONPATH", "")
+        return subprocess.Popen([sys.executable, "-m", "anotador.solver.build", *args], env=env,
+                                stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=None,
+                                close_fds=True, pass_fds=pass_fds)
+
+    def _prune(self) -> None:
+        """Keep the ``keep`` tables used last on disk besides the built-in ones; remove the others and dead locks."""
+        store.remove_stale(self.folder)
+        try:
+            names = [n for n in os.listdir(self.folder) if n.endswith(".npy") and n[:-4] not in self.builtin]
+        except OSError:
+            return
+        if len(names) <= self.keep:
+            return
+        paths = sorted((os.path.join(self.folder, n) for n in names), key=os.path.getmtime)
+        for path in paths[:len(paths) - self.keep]:
+            for name in (path, path[:-len(".npy")] + ".json"):
+                try:
+                    os.remove(name)
+                except OSError:
+                    pass
+
+
+def init_app(app: Flask) -> None:
+    """Give the app its tables (the ``SOLVER_*`` settings), and start building the built-in ones if missing."""
+    config = app.config
+    folder = config.get("SOLVER_DIR") or os.path.join(app.instance_path, "solver")
+    tables = app.extensions["anotador.tables"] = Tables(
+        folder, int(config.get("SOLVER_TABLES") or 8), int(config.get("SOLVER_BUILDS") or 2),
+        int(config.get("SOLVER_KEEP") or 100), int(config.get("SOLVER_CLIENT_BUILDS") or 1),
+        int(config.get("SOLVER_CLIENT_BUILDS_PER_HOUR") or 20), bool(config.get("SOLVER_BUILD_AHEAD", True)))
+    if tables.ahead:
+        try:
+            tables.build_ahead()
+        except OSError as exc:  # a folder it cannot write: the advisor says so when asked, serving goes on
+            log.error("cannot build the advisor's tables ahead in %s: %s", folder, exc)
+
+
+def tables() -> Tables:
+    """The current app's tables."""
+    return current_app.extensions["anotador.tables"]

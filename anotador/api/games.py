@@ -1,0 +1,363 @@
+"""``/api/v1/games``: shared score sheets that every phone at the table sees.
+
+Reading is open to anyone with the game's id; writing needs the game's token
+(``Authorization: Bearer``). Every write answers with the whole game, and
+every game representation carries its version as an ETag, so phones poll
+cheaply with ``If-None-Match`` (304 while nothing changed) and writers can
+guard against lost updates with ``If-Match`` (412 when stale).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import weakref
+from typing import Any, Callable
+
+from flask import Blueprint, Response, current_app, g, jsonify, request, url_for
+from werkzeug.exceptions import BadRequest
+
+from .. import sheets
+from ..models import GameRow
+from ..rules import Game, RuleSet
+from ..schemas import FastLoader, GameCreateSchema, RollOffSchema, TurnPatchSchema, TurnSchema, VariantSchema
+from ..headers import API_CSP
+from ..lru import LRU
+from .common import client_key, load, public_url, resolve_rules, tags_sent
+
+bp = Blueprint("games", __name__, url_prefix="/games")
+
+_create = GameCreateSchema()
+_turn = FastLoader(TurnSchema())
+_patch = TurnPatchSchema()
+_roll_off = RollOffSchema()
+
+#: Polling clients must revalidate every time; a 304 costs one small query.
+NO_CACHE = "no-cache"
+
+
+def bearer() -> str | None:
+    """The token of ``Authorization: Bearer <token>``, or None."""
+    scheme, _, token = request.headers.get("Authorization", "").partition(" ")
+    return token.strip() or None if scheme.lower() == "bearer" else None
+
+
+def etag(version: int) -> str:
+    return f'"{version}"'
+
+
+# -- representations ------------------------------------------------------------
+
+def game_body(game: GameRow, state: Game | None = None) -> dict[str, Any]:
+    """The game as every phone sees it: sheets in sheet order, totals, turn, outcome."""
+    state = state or sheets.state_of(game)
+    return {**_head(game, state.rules), **described(state.rules), **_tail(game, state)}
+
+
+def _head(game: GameRow, rules: RuleSet) -> dict[str, Any]:
+    return {"id": game.id, "variant": rules.variant.id}
+
+
+def _tail(game: GameRow, state: Game) -> dict[str, Any]:
+    """What follows the rule set's part of a game body: the players' sheets and where the game stands."""
+    rules: RuleSet = state.rules
+    totals = state.totals()
+    turn = state.turn()
+    return {
+        "served_matters": rules.served_matters,
+        "players": [
+            {
+                "name": name,
+                "sheet": {b.id: state.sheets[seat].get(b.id) for b in rules.boxes},
+                "scratched": [b.id for b in rules.boxes if b.id in state.scratched[seat]],
+                "subtotals": rules.subtotals(state.sheets[seat]),
+                "bonuses": player_bonuses(rules, state, seat),
+                "total": totals[seat],
+            }
+            for seat, name in enumerate(sheets.names_of(game))
+        ],
+        "first_player": game.start,
+        "turn": None if turn is None else {"player": turn[0], "round": turn[1]},
+        "rounds": rules.rounds,
+        "status": game.status,
+        "winners": list(game.winners),
+        "reason": game.reason,
+        "roll_off": state.roll_off_state(),
+        "version": game.version,
+        "created_at": sheets.iso(game.created_at),
+        "updated_at": sheets.iso(game.updated_at),
+    }
+
+
+#: A rule set's options, boxes and bonuses as a game shows them, and as JSON text (the braces left off):
+#: the same for every game and version.
+_described: "weakref.WeakKeyDictionary[RuleSet, tuple[dict, str]]" = weakref.WeakKeyDictionary()
+
+
+def described(rules: RuleSet) -> dict[str, Any]:
+    """``rules``, ``boxes`` and ``bonuses`` of a game body, made once per rule set.
+
+    Neither marshmallow nor ``dataclasses.asdict`` is free: rebuilding these
+    took a tenth of a turn's CPU.
+    """
+    return _described_of(rules)[0]
+
+
+def _described_of(rules: RuleSet) -> tuple[dict[str, Any], str]:
+    found = _described.get(rules)
+    if found is None:
+        schema = VariantSchema()
+        part = {"rules": {"base": rules.variant.id, **rules.options.as_dict()},
+                "boxes": schema.dump_boxes(rules), "bonuses": schema.dump_bonuses(rules)}
+        found = _described[rules] = part, current_app.json.dumps(part)[1:-1]
+    return found
+
+
+def player_bonuses(rules: RuleSet, state: Game, seat: int) -> dict[str, int]:
+    """A player's bonuses: each section's (0 until its threshold), and the bonuses of rolls."""
+    out = rules.section_bonuses(state.sheets[seat])
+    if rules.options.yahtzee_bonus:
+        out["yahtzee_bonus"] = state.bonuses[seat]
+    return out
+
+
+#: The headers of a game read besides its ETag, 304 and 200 alike: the view sends them, and so does
+#: anotador.polls, which answers a poll before Flask...
+READ_HEADERS = (("Cache-Control", NO_CACHE), ("Vary", "Accept-Encoding"), ("X-Content-Type-Options", "nosniff"))
+#: ... and what a 200 adds (with its length and any Content-Encoding).
+BODY_HEADERS = (("Content-Type", "application/json"), ("Content-Security-Policy", API_CSP))
+
+
+class Bodies(LRU[tuple, str]):
+    """The rendered body of each game version this worker has sent or read: a version never changes.
+
+    Keyed by the game's id, version and the time that version was made (a
+    backup restored and played on could reach a version number again, never
+    at the same instant). Reads look the key up with one primary-key query and
+    send the text kept; a miss renders the game and keeps it. Bounded: the
+    least recently used go first.
+    """
+
+
+def bodies() -> Bodies:
+    """This app's :class:`Bodies` (one per worker process)."""
+    return Bodies.of_app("anotador.bodies", "GAME_BODIES")
+
+
+def rendered(game: GameRow, state: Game | None = None) -> str:
+    """The game's body as JSON text, from :class:`Bodies` when this version was rendered already."""
+    key = sheets.version_key(game)
+    text = bodies().get(key)
+    if text is None:
+        # game_body as JSON: the rule set's part, most of the text, was dumped once (same separators).
+        state = state or sheets.state_of(game)
+        dumps = current_app.json.dumps
+        text = f"{dumps(_head(game, state.rules))[:-1]}, {_described_of(state.rules)[1]}, " \
+               f"{dumps(_tail(game, state))[1:]}"
+        bodies().put(key, text)
+    return text
+
+
+def json_response(text: str, key: tuple, status: int = 200, kind: str = "game") -> Response:
+    """A game version's JSON text (its body, or another ``kind`` of read) as an answer: the version as the ETag,
+    revalidated on every use."""
+    response = current_app.response_class(text, status=status, mimetype="application/json")
+    response.headers["ETag"] = etag(key[1])
+    response.headers.extend(READ_HEADERS)
+    response.headers.extend(BODY_HEADERS[1:])  # the type, the response class sets
+    g.compress_key = kept_key(key, kind)  # its compressed forms are kept too
+    return response
+
+
+def version_read(game_id: str, kind: str, render: Callable[[GameRow], Any]) -> Response:
+    """A read derived from one version of a game (its history, its analysis), priced like a poll.
+
+    The ETag is the version, known from the primary key alone before any
+    work: a client that has this version gets its 304 for the cost of a
+    poll. A version's body is rendered once per worker and kept with the
+    game bodies (a version never changes), its compressed forms too; only
+    a version not seen yet reads the game's rows and calls ``render``.
+    """
+    version, made = sheets.head_of(game_id)
+    unchanged = not_modified(version)
+    if unchanged is not None:
+        return unchanged
+    key = (game_id, version, made)
+    text = bodies().get((kind, *key))
+    if text is None:
+        game = sheets.get(game_id)
+        # a write may have landed since the head was read: name what was rendered
+        key = sheets.version_key(game)
+        text = current_app.json.dumps(render(game))
+        bodies().put((kind, *key), text)
+    return json_response(text, key, kind=kind)
+
+
+def not_modified(version: int) -> Response | None:
+    """A game read's 304, if the client's If-None-Match names ``version`` (weakly: any encoding of it)."""
+    seen = tags_sent(request.if_none_match, weak=True)
+    if not (seen and (str(version) in seen or "*" in seen)):
+        return None
+    response = Response(status=304)
+    response.headers["ETag"] = etag(version)
+    response.headers.extend(READ_HEADERS)
+    return response
+
+
+def kept_key(key: tuple, kind: str = "game") -> str:
+    """The name a game version's compressed forms (of its body, or another ``kind`` of read) are kept under
+    (anotador.compression)."""
+    return f"{kind}:" + ":".join(map(str, key))
+
+
+def game_response(game: GameRow, state: Game | None = None, status: int = 200) -> Response:
+    return json_response(rendered(game, state), sheets.version_key(game), status)
+
+
+def correction_json(row) -> dict[str, Any]:
+    """What a turn was before one correction."""
+    return {"dice": row.dice, "served": row.served, "boxes": row.boxes, "recorded_at": sheets.iso(row.recorded_at)}
+
+
+def turn_body(turn, corrections=()) -> dict[str, Any]:
+    return {
+        "number": turn.number,
+        "player": turn.player,
+        "round": turn.round,
+        "dice": turn.dice,
+        "served": turn.served,
+        "boxes": [sheets.entry_json(e) for e in turn.entries],
+        "recorded_at": sheets.iso(turn.recorded_at),
+        "corrected_at": sheets.iso(turn.corrected_at),
+        "corrections": [correction_json(c) for c in corrections],
+    }
+
+
+# -- conditional requests and idempotency ---------------------------------------
+
+#: An Idempotency-Key: visible ASCII but quotes and backslashes (the
+#: draft's string), at most 255 characters (a UUID fits).
+_KEY = re.compile(r"[\x21\x23-\x5b\x5d-\x7e]{1,255}")
+
+
+def idempotency(status: int) -> sheets.Idempotency | None:
+    """The request's ``Idempotency-Key``, with what identifies the request and renders its answer.
+
+    Quoted (``"8e03..."``, the draft's structured string) or bare. The
+    fingerprint covers the method, the path and the JSON body in canonical
+    form, so a retry that serializes the same body differently still matches.
+    """
+    raw = request.headers.get("Idempotency-Key")
+    if raw is None:
+        return None
+    key = raw
+    if len(key) >= 2 and key[0] == key[-1] == '"':
+        key = key[1:-1]
+    if not _KEY.fullmatch(key):
+        raise BadRequest("Idempotency-Key must be 1 to 255 visible ASCII characters (a UUID, say).")
+    body = g.get("json_body")
+    canonical = "" if body is None else json.dumps(body, sort_keys=True, separators=(",", ":"))
+    digest = hashlib.sha256(f"{request.method} {request.path}\n{canonical}".encode("utf-8")).hexdigest()
+
+    def render(game: GameRow, state: Game) -> tuple[int, str, str]:
+        return status, rendered(game, state), etag(game.version)
+
+    return sheets.Idempotency(key, digest, render)
+
+
+def write(status: int, change) -> Response:
+    """Run a write (``change(if_match, idem)``); answer with the game, or replay a key's answer."""
+    idem = idempotency(status)
+    try:
+        game, state = change(tags_sent(request.if_match, weak=False), idem)
+    except sheets.Replay as replay:
+        response = current_app.response_class(replay.body, status=replay.status, mimetype="application/json")
+        response.headers["ETag"] = replay.etag
+        response.headers["Cache-Control"] = NO_CACHE
+        response.headers["Idempotent-Replayed"] = "true"
+        return response
+    if idem is not None and idem.stored is not None:
+        response = current_app.response_class(idem.stored[1], status=status, mimetype="application/json")
+        response.headers["ETag"] = idem.stored[2]
+        response.headers["Cache-Control"] = NO_CACHE
+        return response
+    return game_response(game, state, status)
+
+
+# -- views ----------------------------------------------------------------------
+
+@bp.post("")
+def create_game():
+    """Create a game; the answer holds the write token, shown only here."""
+    data = load(_create)
+    rules = resolve_rules(data)
+    game, token = sheets.create(rules, data["players"], data.get("first_rolls"), client_key())
+    # The phone page's address; the token rides in the fragment, which
+    # browsers never send, so it stays out of every server log.
+    page = f"{public_url()}g/{game.id}"
+    body = game_body(game)
+    body["token"] = token
+    body["links"] = {"read": page, "write": f"{page}#token={token}"}
+    response = jsonify(body)
+    response.status_code = 201
+    response.headers["Location"] = url_for(".get_game", game_id=game.id)
+    response.headers["ETag"] = etag(game.version)
+    response.headers["Cache-Control"] = "no-store"  # it holds the token
+    return response
+
+
+@bp.get("/<game_id>")
+def get_game(game_id: str):
+    """The shared sheet; 304 while the ETag sent is still current."""
+    version, made = sheets.head_of(game_id)
+    unchanged = not_modified(version)
+    if unchanged is not None:
+        return unchanged
+    text = bodies().get((game_id, version, made))
+    if text is not None:
+        return json_response(text, (game_id, version, made))
+    return game_response(sheets.get(game_id))
+
+
+@bp.post("/<game_id>/turns")
+def record_turn(game_id: str):
+    """Record the next turn; the server computes the points."""
+    data = load(_turn)
+    return write(201, lambda if_match, idem: sheets.record_turn(game_id, bearer(), if_match, data, idem))
+
+
+@bp.get("/<game_id>/turns")
+def list_turns(game_id: str):
+    """Every turn in order, with what corrections changed; then any roll-off rolls."""
+    return version_read(game_id, "turns", history_body)
+
+
+def history_body(game: GameRow) -> dict[str, Any]:
+    history = sheets.corrections_of(game)
+    return {
+        "turns": [turn_body(t, history.get(t.id, ())) for t in sheets.turns_of(game)],
+        "roll_offs": [{"player": r.player, "dice": r.dice, "recorded_at": sheets.iso(r.recorded_at)}
+                      for r in sheets.roll_offs_of(game)],
+    }
+
+
+@bp.delete("/<game_id>/turns/last")
+def undo_turn(game_id: str):
+    """Undo the last turn, an instant win included."""
+    return write(200, lambda if_match, idem: sheets.undo_last(game_id, bearer(), if_match, idem))
+
+
+@bp.patch("/<game_id>/turns/<int(signed=True):number>")
+def correct_turn(game_id: str, number: int):
+    """Correct a recorded turn; every later turn is checked again."""
+    data = load(_patch)
+    return write(200, lambda if_match, idem: sheets.correct_turn(game_id, bearer(), if_match, number, data, idem))
+
+
+@bp.post("/<game_id>/roll-off")
+def roll_off(game_id: str):
+    """One tied player's roll-off roll (``tie_break: roll_off``)."""
+    data = load(_roll_off)
+    return write(201, lambda if_match, idem: sheets.roll_off(game_id, bearer(), if_match, data["player"],
+                                                             data["dice"], idem))

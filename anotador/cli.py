@@ -1,0 +1,146 @@
+"""The app's commands: ``anotador printables | purge | backup | restore | advice`` (:mod:`anotador.console`).
+
+In a checkout ``flask --app wsgi ...`` runs the same commands.
+"""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+from datetime import timedelta
+from pathlib import Path
+
+import click
+from flask import Flask, current_app
+
+from .printing import LANGS, SIZES, blank_sheet
+from .rules import VARIANTS
+
+#: The checkout's printables/ (an installed package writes them where it is run).
+_CHECKOUT = Path(__file__).resolve().parents[1]
+PRINTABLES = _CHECKOUT / "printables" if (_CHECKOUT / "pyproject.toml").exists() else Path("printables")
+PRINTABLE_PLAYERS = 6
+
+#: Unfinished games nobody has touched for this long are abandoned.
+UNTOUCHED_DEFAULT = "30d"
+#: Finished games are kept this long by default.
+FINISHED_DEFAULT = "180d"
+_UNITS = {"m": "minutes", "h": "hours", "d": "days", "w": "weeks"}
+
+
+def printable_files() -> dict[str, bytes]:
+    """Every ready-to-print sheet: file name → PDF bytes (reproducible)."""
+    return {
+        f"{variant_id}_{size}_{lang}.pdf": blank_sheet(variant.rules(), players=PRINTABLE_PLAYERS, size=size,
+                                                       lang=lang)
+        for variant_id, variant in VARIANTS.items() for size in SIZES for lang in LANGS
+    }
+
+
+def age(text: str) -> timedelta:
+    """``"180d"``, ``"12h"``, ``"2w"``, ``"90m"`` as a duration."""
+    match = re.fullmatch(r"\s*(\d+)\s*([mhdw])\s*", text or "")
+    if not match:
+        raise click.BadParameter(f"{text!r} is not an age such as 180d, 12h, 2w or 90m.")
+    return timedelta(**{_UNITS[match.group(2)]: int(match.group(1))})
+
+
+def _sqlite_path() -> Path:
+    from .extensions import db
+
+    url = db.engine.url
+    if url.get_backend_name() != "sqlite" or not url.database or url.database == ":memory:":
+        raise click.ClickException(
+            "backup and restore are for the SQLite file; for PostgreSQL use pg_dump and pg_restore (README).")
+    return Path(url.database)
+
+
+def init_app(app: Flask) -> None:
+    """Register the commands."""
+
+    @app.cli.command("printables")
+    @click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=PRINTABLES,
+                  show_default=True, help="Folder to write the PDFs to.")
+    def printables(out: Path) -> None:
+        """Write a blank sheet for every variant, page size and language."""
+        out.mkdir(parents=True, exist_ok=True)
+        files = printable_files()
+        for name, data in files.items():
+            (out / name).write_bytes(data)
+        for stale in set(p.name for p in out.glob("*.pdf")) - set(files):
+            (out / stale).unlink()  # a variant that no longer exists
+        click.echo(f"{len(files)} sheets written to {out}")
+
+    @app.cli.command("advice")
+    @click.argument("variants", nargs=-1)
+    def advice(variants: tuple[str, ...]) -> None:
+        """Build the advisor's tables of the built-in VARIANTS (all when none is named), once, into SOLVER_DIR.
+
+        Run it when deploying: the first players then get advice at once
+        rather than a 503 while a table builds. A table already built is kept.
+        """
+        import time
+
+        from .advice import tables
+        from .rules import UnknownVariantError, find_variant
+
+        for variant_id in variants or tuple(VARIANTS):
+            try:
+                rules = find_variant(variant_id).rules()
+            except UnknownVariantError as exc:
+                raise click.BadParameter(exc.message, param_hint="VARIANTS") from None
+            started = time.perf_counter()
+            table = tables().build_now(rules)
+            click.echo(f"{variant_id}: expected score {float(table.values[0]):.4f} "
+                       f"({time.perf_counter() - started:.1f} s, {table.values.nbytes / 1e6:.1f} MB)")
+
+    @app.cli.command("purge")
+    @click.option("--finished-before", "finished", default=FINISHED_DEFAULT, show_default=True,
+                  help="Delete finished games last changed longer ago than this (180d, 12h, 2w).")
+    @click.option("--untouched-before", "untouched", default=UNTOUCHED_DEFAULT, show_default=True,
+                  help="Delete unfinished games nobody has touched for this long.")
+    @click.option("--dry-run", is_flag=True, help="Count what would go; delete nothing.")
+    def purge(finished: str, untouched: str, dry_run: bool) -> None:
+        """Delete old games with everything under them (players, turns, corrections)."""
+        from . import sheets
+
+        counts = sheets.purge(age(finished), age(untouched), dry_run=dry_run)
+        verb = "would delete" if dry_run else "deleted"
+        click.echo(f"purge: {verb} {counts['finished']} finished game(s) older than {finished} and "
+                   f"{counts['abandoned']} unfinished game(s) untouched for {untouched}.")
+
+    @app.cli.command("backup")
+    @click.argument("target", type=click.Path(dir_okay=False, path_type=Path))
+    def backup(target: Path) -> None:
+        """Copy the SQLite database to TARGET while it serves (SQLite's online backup).
+
+        A bare copy of the file can miss what is still in its write-ahead
+        log, or catch a write half done; the backup API copies a consistent
+        snapshot, readers and writers carrying on meanwhile.
+        """
+        source = _sqlite_path()
+        if target.exists():
+            raise click.ClickException(f"{target} exists; choose a new file.")
+        with sqlite3.connect(source) as src, sqlite3.connect(target) as dst:
+            src.execute(f"PRAGMA busy_timeout={int(current_app.config['DB_BUSY_TIMEOUT_MS'])}")
+            src.backup(dst, pages=1024, sleep=0.005)
+        dst.close()
+        click.echo(f"backup: {source} -> {target} ({target.stat().st_size} bytes)")
+
+    @app.cli.command("restore")
+    @click.argument("source", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+    @click.option("--yes", is_flag=True, help="Replace the current database without asking.")
+    def restore(source: Path, yes: bool) -> None:
+        """Replace the SQLite database with the backup SOURCE (every game after it is lost)."""
+        target = _sqlite_path()
+        with sqlite3.connect(f"file:{source}?mode=ro", uri=True) as check:
+            if check.execute("PRAGMA integrity_check").fetchone()[0] != "ok":
+                raise click.ClickException(f"{source} is damaged (PRAGMA integrity_check).")
+        if not yes:
+            click.confirm(f"Replace {target} with {source}? Games since the backup are lost.", abort=True)
+        with sqlite3.connect(source) as src, sqlite3.connect(target) as dst:
+            dst.execute(f"PRAGMA busy_timeout={int(current_app.config['DB_BUSY_TIMEOUT_MS'])}")
+            src.backup(dst)
+        dst.close()
+        click.echo(f"restore: {source} -> {target}")
+

@@ -1,0 +1,56 @@
+"""The ``anotador`` console script: Flask's CLI with this app's commands, and ``serve``.
+
+``anotador serve [--lan]``, ``anotador db upgrade``, ``anotador advice``,
+``anotador printables``, ``anotador purge``, ``anotador backup`` ... work
+from an installed wheel, with no checkout; ``python -m anotador`` is the
+same. The commands themselves are in :mod:`anotador.cli`.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+import click
+
+
+@click.command("serve", context_settings={"ignore_unknown_options": True, "allow_extra_args": True})
+@click.option("--lan", is_flag=True, help="Listen on every interface and print the address (and a QR code) "
+                                          "phones on the same network should open.")
+@click.argument("gunicorn_args", nargs=-1, type=click.UNPROCESSED)
+def serve(lan: bool, gunicorn_args: tuple[str, ...]) -> None:
+    """Upgrade the database's schema, then serve with gunicorn (:mod:`anotador.gunicorn_conf`).
+
+    PORT (8000), WORKERS (2), THREADS (4) and BIND come from the
+    environment; other arguments go to gunicorn.
+    """
+    from flask_migrate import upgrade
+
+    from .app import create_app
+    from .extensions import MIGRATIONS
+    from .lan import announce
+
+    port = os.environ.get("PORT", "8000")
+    if lan:
+        url = announce(int(port))
+        if url:
+            os.environ.setdefault("BIND", f"0.0.0.0:{port}")
+            os.environ["ANOTADOR_LAN_URL"] = url
+    os.environ.setdefault("BIND", f"127.0.0.1:{port}")
+    app = create_app()
+    with app.app_context():
+        upgrade(directory=str(MIGRATIONS))
+    os.execv(sys.executable, [sys.executable, "-m", "gunicorn", "-c", "python:anotador.gunicorn_conf",
+                              *gunicorn_args, "anotador:create_app()"])
+
+
+def main(argv: list[str] | None = None) -> None:
+    """The ``anotador`` console script."""
+    from flask.cli import FlaskGroup
+
+    from .app import create_app
+
+    group = FlaskGroup(name="anotador", create_app=lambda: create_app(), add_version_option=False,
+                       load_dotenv=False, help="Anotador: serve it, upgrade its database, print its sheets.")
+    group.add_command(serve)
+    group.main(args=argv, prog_name="anotador")

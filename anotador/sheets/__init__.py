@@ -1,0 +1,49 @@
+"""Shared score sheets: every read and write of a stored game, one module per concern.
+
+==================  ===========================================================
+where               what it owns
+==================  ===========================================================
+``create``          a new game, its players and its write token
+``turns``           recording a turn (played unlocked, stored if still current)
+``undo``            undoing the last turn
+``corrections``     correcting a recorded turn, keeping what it was
+``rolloffs``        tie-break rolls after a tied game
+``purge``           deleting old games (retention)
+``writes``          what every write does around its change: lock, check, commit
+``rows``            the game row's one UPDATE per write
+``keys``            Idempotency-Key answers stored with the write
+``tokens``          write tokens: made, hashed, compared
+``rate``            the per-address limit on new games
+``state``           a game's engine state, replayed and kept per version
+``reads``           a game's row, its poll head and its history
+``backends``        what SQLite and PostgreSQL do differently, behind one interface
+``errors``          one exception per reason a request is refused
+==================  ===========================================================
+
+Nothing here scores a roll or decides a rule: :mod:`anotador.rules` does.
+The API imports what it needs from this package's top level.
+"""
+
+from __future__ import annotations
+
+from .corrections import correct_turn
+from .create import create
+from .errors import (Conflict, Forbidden, GameNotFound, IdempotencyMismatch, Moved, PreconditionFailed, Replay,
+                     TooManyCorrections, TooManyGames, Unauthorized)
+from .keys import IDEMPOTENCY_TTL, Idempotency
+from .purge import purge
+from .reads import corrections_of, entry_json, get, head_of, roll_offs_of, turns_of
+from .rolloffs import roll_off
+from .state import names_of, replayed, rules_of, state_of, states, version_key
+from .times import iso, iso_stored
+from .tokens import check_token, hash_token, new_token
+from .turns import UNLOCKED_TRIES, record_turn, turn_choices
+from .undo import undo_last
+
+__all__ = [
+    "IDEMPOTENCY_TTL", "UNLOCKED_TRIES", "Conflict", "Forbidden", "GameNotFound", "Idempotency",
+    "IdempotencyMismatch", "Moved", "PreconditionFailed", "Replay", "TooManyCorrections", "TooManyGames",
+    "Unauthorized", "check_token", "correct_turn", "corrections_of", "create", "entry_json", "get", "hash_token",
+    "head_of", "iso", "iso_stored", "names_of", "new_token", "purge", "record_turn", "replayed", "roll_off",
+    "roll_offs_of", "rules_of", "state_of", "states", "turn_choices", "turns_of", "undo_last", "version_key",
+]

@@ -1,0 +1,63 @@
+"""Why a read or a write of a game is refused: one exception per cause.
+
+The API's one error handler (:mod:`anotador.api`) turns each into its
+problem document; nothing here knows about HTTP beyond the status each
+docstring names.
+"""
+
+from __future__ import annotations
+
+
+class GameNotFound(LookupError):
+    """No game has this id (404)."""
+
+
+class Unauthorized(PermissionError):
+    """No write token was sent (401)."""
+
+
+class Forbidden(PermissionError):
+    """The token is not this game's (403)."""
+
+
+class Conflict(Exception):
+    """The change does not fit the game's current state (409)."""
+
+    def __init__(self, message: str, field: str | None = None):
+        super().__init__(message)
+        self.message, self.field = message, field
+
+
+class TooManyCorrections(Conflict):
+    """The game has had as many corrections as one game keeps (409)."""
+
+
+class Moved(Conflict):
+    """The game changed between reading its row and reading what it holds: read it again."""
+
+    def __init__(self) -> None:
+        super().__init__("This game changed while it was read; try again.")
+
+
+class TooManyGames(Exception):
+    """GAMES_PER_MINUTE reached for this client address (429)."""
+
+    def __init__(self, message: str, retry_after: int):
+        super().__init__(message)
+        self.message, self.retry_after = message, retry_after
+
+
+class PreconditionFailed(Exception):
+    """If-Match named a version that is no longer current (412)."""
+
+
+class Replay(Exception):
+    """This key's write was applied before: answer as then, apply nothing."""
+
+    def __init__(self, status: int, body: str, etag: str):
+        super().__init__(status)
+        self.status, self.body, self.etag = status, body, etag
+
+
+class IdempotencyMismatch(Exception):
+    """The key was used before with another request (422)."""

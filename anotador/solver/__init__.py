@@ -1,0 +1,10 @@
+"""The optimal advisor: exact expected totals and the best keep and box, for any rule set.
+
+Pure like :mod:`anotador.rules` (numpy, no web, no database); the tables it
+builds are kept by :mod:`anotador.advice`.
+"""
+
+from .dice import Dice, dice, expand
+from .solve import SOLVER_VERSION, Solver, Space, Turn
+
+__all__ = ["SOLVER_VERSION", "Dice", "Solver", "Space", "Turn", "dice", "expand"]

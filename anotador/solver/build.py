@@ -1,0 +1,168 @@
+"""Build tables in a process of their own.
+
+``python -m anotador.solver.build RULES_JSON PATH [CLIENT GAME]`` builds one
+table; ``python -m anotador.solver.build --ahead FOLDER`` builds every
+built-in variant's table that is missing, smallest first.
+
+The web server starts these and keeps answering: a build holds no lock a
+request waits for, and its work (seconds of numpy) runs on its own core at
+a lower priority. A build takes ``PATH.lock`` (:mod:`.folder`) for its
+whole run, so two processes never build the same table, writes ``PATH``
+whole (a temporary file, then a rename), and removes the lock when it
+ends. A build somebody asked for stops, within a second, once nobody has
+asked for it since the Retry-After they were given (the lock's mtime) —
+or at once when a build that matters more needs its place. Built-in tables
+are built for everybody and always run to the end.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sys
+import threading
+import time
+
+from . import folder as store
+
+#: Exit codes: built (or already there), another process builds it, nobody wanted it any more.
+BUILT, BUSY, ABANDONED = 0, 3, 4
+
+
+def kind_of(rules) -> str:
+    """The kind of game, for the build rate: the number of dice and boxes a turn."""
+    return f"{rules.dice}d{rules.boxes_per_turn}b"
+
+
+def build(spec: dict, path: str, client: str | None = None, game: bool = False, builtin: bool = True) -> int:
+    """Build the table of the rule set ``spec`` into ``path``: :data:`BUILT` or :data:`BUSY`.
+
+    A build that is not ``builtin`` watches its lock's mtime and exits the
+    process with :data:`ABANDONED` once it has passed.
+    """
+    from ..rules import build_rules
+    from .solve import Solver, Space
+
+    os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
+    if os.path.exists(path):
+        return BUILT
+    rules = build_rules(spec)
+    states, kind = Space(rules).size, kind_of(rules)
+    folder, lock_path = os.path.dirname(path) or ".", path[:-len(".npy")] + store.LOCK
+    started = time.time()
+    fd = store.take(lock_path, {"pid": os.getpid(), "started": started, "states": states, "kind": kind,
+                                "client": client, "game": game, "builtin": builtin})
+    if fd is None:
+        return BUSY
+    progress_path = path[:-len(".npy")] + store.PROGRESS
+    progress = os.open(progress_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+    try:
+        if os.path.exists(path):  # built by another process between the look and the lock
+            return BUILT
+        if not builtin:
+            store.want(lock_path, started + store.seconds_left(folder, kind, states) + store.GRACE_SECONDS)
+            signal.signal(signal.SIGTERM, _abandoned)
+            threading.Thread(target=_watch, args=(fd,), daemon=True).start()
+        last = [0.0]
+
+        def report(done: int) -> None:
+            if time.monotonic() - last[0] >= 0.5:
+                last[0] = time.monotonic()
+                store.write_progress(progress, done)
+
+        values = Solver(rules).build(progress=report)
+        _save(values, path)
+        store.record_rate(folder, kind, states, time.time() - started)
+    finally:
+        os.close(progress)
+        try:
+            os.remove(progress_path)
+        except OSError:
+            pass
+        store.release(fd, lock_path)
+    return BUILT
+
+
+def _abandoned(signum, frame) -> None:
+    raise SystemExit(ABANDONED)  # the finally clauses above remove the lock and the progress
+
+
+def _save(values, path: str) -> None:
+    import numpy as np
+
+    tmp = f"{path}.{os.getpid()}.tmp"
+    with open(tmp, "wb") as f:
+        np.save(f, values)
+        f.flush()
+        os.fsync(f.fileno())
+    # the empty sheet's expected score, for listings that must not load whole tables
+    with open(tmp + ".json", "w") as f:
+        json.dump({"expected_score": float(values[0]), "states": int(values.shape[0])}, f)
+    os.replace(tmp + ".json", path[:-len(".npy")] + ".json")
+    os.replace(tmp, path)
+
+
+def _watch(fd: int) -> None:
+    """Stop the process (SIGTERM to itself) once nobody waits for this table: the lock's mtime passed."""
+    while True:
+        time.sleep(0.25)
+        try:
+            wanted_until = os.fstat(fd).st_mtime
+        except OSError:
+            return
+        if wanted_until < time.time():
+            os.kill(os.getpid(), signal.SIGTERM)
+            return
+
+
+def builtin_specs() -> list[dict]:
+    """Every built-in variant's rule set, the quickest to build first."""
+    from ..rules import VARIANTS
+    from .solve import Space
+
+    rule_sets = [variant.rules() for variant in VARIANTS.values()]
+    return [r.spec() for r in sorted(rule_sets, key=lambda r: Space(r).size)]
+
+
+def ahead(folder: str, lock_fd: int | None = None) -> int:
+    """Build every missing built-in table, one after another; :data:`BUSY` if another process is at it."""
+    from ..rules import build_rules
+
+    os.makedirs(folder, exist_ok=True)
+    lock_path = os.path.join(folder, store.AHEAD)
+    fd = lock_fd if lock_fd is not None else store.take(lock_path)
+    if fd is None:
+        return BUSY
+    try:
+        plan = [(spec, store.key_of(build_rules(spec))) for spec in builtin_specs()]
+        for attempt in range(3):  # a table another process was building: looked at again at the end
+            left = [(spec, key) for spec, key in plan if not os.path.exists(store.table_path(folder, key))]
+            if not left:
+                break
+            store.write(fd, {"pid": os.getpid(), "plan": [key for _, key in left]})
+            busy = [build(spec, store.table_path(folder, key)) for spec, key in left]
+            if BUSY in busy:
+                time.sleep(2 * attempt + 1)
+    finally:
+        store.release(fd, lock_path)
+    return BUILT
+
+
+def main(argv: list[str]) -> int:
+    try:
+        os.nice(10)  # the server's requests come first
+    except OSError:  # pragma: no cover - not allowed here: build at the same priority
+        pass
+    if len(argv) in (2, 3) and argv[0] == "--ahead":
+        return ahead(argv[1], int(argv[2]) if len(argv) == 3 else None)
+    if len(argv) == 2:
+        return build(json.loads(argv[0]), argv[1])
+    if len(argv) == 4:
+        return build(json.loads(argv[0]), argv[1], argv[2] or None, argv[3] == "game", builtin=False)
+    print(__doc__, file=sys.stderr)
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,297 @@
+"""The advisor's folder: its tables, the builds under way, and how fast builds go.
+
+One place for the folder's format, read by the web workers
+(:mod:`anotador.advice`) and written by the build processes
+(:mod:`anotador.solver.build`)::
+
+    <key>.npy         a table (numpy), written whole: a temporary file, then a rename
+    <key>.json        its summary: expected_score, states, seconds
+    <key>.npy.lock    only while the table builds: the builder holds a flock on it
+                      and removes it when it ends, however it ends; its JSON says
+                      who asked (client, game) and when it started; its mtime is
+                      the time until which somebody waits for it
+    <key>.npy.progress  beside it: the states solved so far, and when
+    ahead.lock        only while the built-in tables are built ahead: the plan
+    rate.json         states per second the last builds reached, per kind of game
+
+A lock file nobody holds is a builder that was killed; :func:`remove_stale`
+takes it away. Nothing else is ever written here.
+"""
+
+from __future__ import annotations
+
+import errno
+import fcntl
+import hashlib
+import json
+import os
+import time
+import weakref
+from typing import TYPE_CHECKING, NamedTuple
+
+from .solve import SOLVER_VERSION
+
+if TYPE_CHECKING:
+    from ..rules import RuleSet
+
+#: A build's fixed cost: a Python process that imports numpy and the rules.
+STARTUP_SECONDS = 0.5
+#: States a build gets through per second, by kind of game (dice, boxes a
+#: turn), before this folder measured one: a Yahtzee table (a million
+#: states) takes about 17 s of a 2020 core, Double Cameroon's (1,024 states
+#: of ten dice split between two boxes) about 7 s.
+DEFAULT_RATES = {"5d1b": 55_000.0, "10d2b": 150.0}
+DEFAULT_RATE = 55_000.0
+#: Seconds past the Retry-After it was given that a build waits for somebody
+#: to ask again before it stops (a client that went away wants nothing).
+GRACE_SECONDS = 15.0
+LOCK = ".npy.lock"
+PROGRESS = ".npy.progress"
+#: Bytes of a progress record: written in place, whole, by one pwrite.
+PROGRESS_BYTES = 64
+AHEAD = "ahead.lock"
+RATES = "rate.json"
+
+
+class Build(NamedTuple):
+    """A build under way, as its lock file tells it."""
+
+    key: str
+    started: float
+    states: int
+    kind: str
+    client: str | None
+    game: bool
+    builtin: bool
+    wanted_until: float
+    done: int = 0
+    at: float = 0.0
+
+
+#: Rule sets are built once per set of options and shared: their keys too.
+_keys: "weakref.WeakKeyDictionary[RuleSet, str]" = weakref.WeakKeyDictionary()
+
+
+def key_of(rules: "RuleSet") -> str:
+    """A rule set's table name: its canonical form and the solver's version, hashed."""
+    key = _keys.get(rules)
+    if key is None:
+        canonical = json.dumps({"rules": rules.spec(), "solver": SOLVER_VERSION}, sort_keys=True,
+                               separators=(",", ":"))
+        key = _keys[rules] = hashlib.sha256(canonical.encode()).hexdigest()[:24]
+    return key
+
+
+def table_path(folder: str, key: str) -> str:
+    return os.path.join(folder, key + ".npy")
+
+
+def lock_path(folder: str, key: str) -> str:
+    return os.path.join(folder, key + LOCK)
+
+
+def progress_path(folder: str, key: str) -> str:
+    return os.path.join(folder, key + PROGRESS)
+
+
+def write_progress(fd: int, done: int) -> None:
+    """The builder's progress, in place: a reader sees this record or the last, never half of one."""
+    os.pwrite(fd, json.dumps({"done": done, "at": time.time()}).encode().ljust(PROGRESS_BYTES), 0)
+
+
+def read_progress(folder: str, key: str) -> tuple[int, float]:
+    try:
+        with open(progress_path(folder, key), "rb") as f:
+            info = json.loads(f.read(PROGRESS_BYTES) or b"{}")
+        return int(info["done"]), float(info["at"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return 0, 0.0
+
+
+def take(path: str, info: dict | None = None) -> int | None:
+    """Create and lock ``path`` (a file descriptor), or None when another process holds it.
+
+    The file locked is the one the path names: a lock file taken away by
+    :func:`remove_stale` between its creation and the flock is made again.
+    """
+    for _ in range(5):
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError as exc:
+            os.close(fd)
+            if exc.errno in (errno.EAGAIN, errno.EACCES, errno.EWOULDBLOCK):
+                return None
+            raise
+        try:
+            same = os.stat(path).st_ino == os.fstat(fd).st_ino
+        except FileNotFoundError:
+            same = False
+        if same:
+            if info is not None:
+                write(fd, info)
+            return fd
+        os.close(fd)
+    return None
+
+
+def write(fd: int, info: dict) -> None:
+    data = json.dumps(info).encode()
+    os.ftruncate(fd, 0)
+    os.pwrite(fd, data, 0)
+
+
+def release(fd: int, path: str) -> None:
+    """Remove the lock file, then let go of it: the folder keeps no lock of a build that ended."""
+    try:
+        if os.stat(path).st_ino == os.fstat(fd).st_ino:
+            os.unlink(path)
+    except OSError:
+        pass
+    os.close(fd)
+
+
+def want(path: str, until: float) -> None:
+    """Somebody waits for this build until ``until`` (the build stops when nobody does)."""
+    try:
+        os.utime(path, (until, until))
+    except OSError:
+        pass
+
+
+def read(path: str) -> tuple[dict, float] | None:
+    """A held lock's JSON and mtime; None when nobody holds it (no file, or a dead builder's)."""
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except OSError:
+        return None
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+        except OSError:
+            pass  # held: a build runs
+        else:
+            return None
+        mtime = os.fstat(fd).st_mtime
+        try:
+            info = json.loads(os.pread(fd, 4096, 0) or b"{}")
+        except ValueError:
+            info = {}  # being written this instant
+        return (info if isinstance(info, dict) else {}), mtime
+    finally:
+        os.close(fd)
+
+
+def building(folder: str, key: str) -> Build | None:
+    """The build of ``key`` under way, if any."""
+    found = read(lock_path(folder, key))
+    return None if found is None else _build(folder, key, *found)
+
+
+def builds(folder: str) -> list[Build]:
+    """Every build under way in the folder."""
+    try:
+        names = [n for n in os.listdir(folder) if n.endswith(LOCK)]
+    except OSError:
+        return []
+    out = []
+    for name in names:
+        found = read(os.path.join(folder, name))
+        if found is not None:
+            out.append(_build(folder, name[:-len(LOCK)], *found))
+    return out
+
+
+def _build(folder: str, key: str, info: dict, mtime: float) -> Build:
+    def number(name: str, default: float) -> float:
+        value = info.get(name)
+        return float(value) if isinstance(value, (int, float)) else default
+
+    client = info.get("client")
+    return Build(key, number("started", time.time()), int(number("states", 0)), str(info.get("kind", "")),
+                 client if isinstance(client, str) else None, info.get("game") is True,
+                 info.get("builtin") is True, mtime, *read_progress(folder, key))
+
+
+def remove_stale(folder: str) -> int:
+    """Remove the lock files of builders that died (held by nobody), and their half-written tables."""
+    removed = 0
+    try:
+        names = os.listdir(folder)
+    except OSError:
+        return 0
+    for name in names:
+        path = os.path.join(folder, name)
+        if name.endswith(LOCK) or name == AHEAD:
+            fd = take(path)
+            if fd is not None:
+                release(fd, path)
+                removed += 1
+        elif name.endswith(PROGRESS):
+            if read(lock_path(folder, name[:-len(PROGRESS)])) is None:  # its builder is gone
+                try:
+                    os.remove(path)
+                    removed += 1
+                except OSError:
+                    pass
+        elif name.endswith(".tmp") or name.endswith(".tmp.json") or name.endswith(".bad"):
+            try:
+                if time.time() - os.stat(path).st_mtime > 600:  # no builder writes that long
+                    os.remove(path)
+                    removed += 1
+            except OSError:
+                pass
+    return removed
+
+
+def rate(folder: str, kind: str) -> float:
+    """States per second the last build of this kind reached here (a default before any)."""
+    try:
+        with open(os.path.join(folder, RATES)) as f:
+            value = json.load(f).get(kind)
+        if isinstance(value, (int, float)) and value > 0:
+            return float(value)
+    except (OSError, ValueError, AttributeError):
+        pass
+    return DEFAULT_RATES.get(kind, DEFAULT_RATE)
+
+
+def record_rate(folder: str, kind: str, states: int, seconds: float) -> None:
+    """Remember the rate a build just reached: the next Retry-After of this kind is measured, not assumed."""
+    seconds -= STARTUP_SECONDS
+    if seconds < 1:
+        return  # a build this short measures its start-up, not its rate
+    path = os.path.join(folder, RATES)
+    try:
+        with open(path) as f:
+            rates = json.load(f)
+        if not isinstance(rates, dict):
+            rates = {}
+    except (OSError, ValueError):
+        rates = {}
+    measured = states / seconds
+    before = rates.get(kind)
+    if isinstance(before, (int, float)) and before > 0:
+        measured = (before + measured) / 2  # one build slowed by another says less than two
+    rates[kind] = round(measured, 1)
+    tmp = f"{path}.{os.getpid()}.tmp"
+    try:
+        with open(tmp, "w") as f:
+            json.dump(rates, f)
+        os.replace(tmp, path)
+    except OSError:
+        pass
+
+
+def seconds_left(folder: str, kind: str, states: int) -> float:
+    """How long a build of ``states`` states takes here, at the rate measured last."""
+    return STARTUP_SECONDS + states / rate(folder, kind)
+
+
+def build_left(folder: str, build: Build) -> float:
+    """How long a build under way still takes: from its own progress once it has some, else the folder's rate."""
+    now = time.time()
+    if build.done >= max(1, build.states // 20) and build.at > build.started:
+        per_state = (build.at - build.started) / build.done  # start-up included: on the safe side
+        return max(0.0, (build.states - build.done) * per_state - (now - build.at))
+    return max(0.0, seconds_left(folder, build.kind, build.states) - (now - build.started))
