@@ -84,7 +84,7 @@ class Spawned(NamedTuple):
 
 def retry_after(seconds: float) -> int:
     """A Retry-After that is met: the estimate with a margin, whole seconds."""
-    return max(1, min(3600, math.ceil(seconds * 1.1 + 0.5)))
+    return max(1, min(3600, math.ceil(seconds * 1.2 + 0.5)))
 
 
 class Tables:
@@ -320,9 +320,10 @@ class Tables:
         args = [json.dumps(rules.spec()), self.path(key)]
         if not builtin:
             args += [client or "", "game" if game else "anonymous"]
-        process = self._run(args)
-        self.builds[key] = Spawned(process, store.Build(key, time.time(), Space(rules).size, kind_of(rules),
-                                                        client, game, builtin, time.time() + 3600))
+        spawned = time.time()
+        process = self._run([*args, repr(spawned)])
+        self.builds[key] = Spawned(process, store.Build(key, spawned, Space(rules).size, kind_of(rules),
+                                                        client, game, builtin, spawned + 3600))
 
     @staticmethod
     def _run(args: list[str], pass_fds: tuple[int, ...] = ()) -> subprocess.Popen:

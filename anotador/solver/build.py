@@ -1,7 +1,7 @@
 """Build tables in a process of their own.
 
-``python -m anotador.solver.build RULES_JSON PATH [CLIENT GAME]`` builds one
-table; ``python -m anotador.solver.build --ahead FOLDER`` builds every
+``python -m anotador.solver.build RULES_JSON PATH [CLIENT GAME] SPAWNED`` builds one
+table (SPAWNED: when the server started the process, for its start-up time); ``python -m anotador.solver.build --ahead FOLDER`` builds every
 built-in variant's table that is missing, smallest first.
 
 The web server starts these and keeps answering: a build holds no lock a
@@ -35,7 +35,8 @@ def kind_of(rules) -> str:
     return f"{rules.dice}d{rules.boxes_per_turn}b"
 
 
-def build(spec: dict, path: str, client: str | None = None, game: bool = False, builtin: bool = True) -> int:
+def build(spec: dict, path: str, client: str | None = None, game: bool = False, builtin: bool = True,
+          spawned: float | None = None) -> int:
     """Build the table of the rule set ``spec`` into ``path``: :data:`BUILT` or :data:`BUSY`.
 
     A build that is not ``builtin`` watches its lock's mtime and exits the
@@ -50,9 +51,10 @@ def build(spec: dict, path: str, client: str | None = None, game: bool = False, 
     rules = build_rules(spec)
     states, kind = Space(rules).size, kind_of(rules)
     folder, lock_path = os.path.dirname(path) or ".", path[:-len(".npy")] + store.LOCK
-    started = time.time()
-    fd = store.take(lock_path, {"pid": os.getpid(), "started": started, "states": states, "kind": kind,
-                                "client": client, "game": game, "builtin": builtin})
+    computing = time.time()
+    started = min(spawned or computing, computing)
+    fd = store.take(lock_path, {"pid": os.getpid(), "started": started, "computing": computing, "states": states,
+                                "kind": kind, "client": client, "game": game, "builtin": builtin})
     if fd is None:
         return BUSY
     progress_path = path[:-len(".npy")] + store.PROGRESS
@@ -73,7 +75,8 @@ def build(spec: dict, path: str, client: str | None = None, game: bool = False, 
 
         values = Solver(rules).build(progress=report)
         _save(values, path)
-        store.record_rate(folder, kind, states, time.time() - started)
+        if spawned is not None:  # a build in a process of its own: its start-up is a request's wait too
+            store.record_rate(folder, kind, states, computing - started, time.time() - computing)
     finally:
         os.close(progress)
         try:
@@ -156,10 +159,11 @@ def main(argv: list[str]) -> int:
         pass
     if len(argv) in (2, 3) and argv[0] == "--ahead":
         return ahead(argv[1], int(argv[2]) if len(argv) == 3 else None)
-    if len(argv) == 2:
-        return build(json.loads(argv[0]), argv[1])
-    if len(argv) == 4:
-        return build(json.loads(argv[0]), argv[1], argv[2] or None, argv[3] == "game", builtin=False)
+    if len(argv) == 3:  # RULES PATH SPAWNED: a built-in table
+        return build(json.loads(argv[0]), argv[1], spawned=float(argv[2]))
+    if len(argv) == 5:  # RULES PATH CLIENT GAME SPAWNED
+        return build(json.loads(argv[0]), argv[1], argv[2] or None, argv[3] == "game", builtin=False,
+                     spawned=float(argv[4]))
     print(__doc__, file=sys.stderr)
     return 2
 

@@ -8,11 +8,12 @@ One place for the folder's format, read by the web workers
     <key>.json        its summary: expected_score, states, seconds
     <key>.npy.lock    only while the table builds: the builder holds a flock on it
                       and removes it when it ends, however it ends; its JSON says
-                      who asked (client, game) and when it started; its mtime is
+                      who asked (client, game), when it was spawned and when it
+                      began computing; its mtime is
                       the time until which somebody waits for it
     <key>.npy.progress  beside it: the states solved so far, and when
     ahead.lock        only while the built-in tables are built ahead: the plan
-    rate.json         states per second the last builds reached, per kind of game
+    rate.json         how the last builds went: seconds to start, states per second per kind
 
 A lock file nobody holds is a builder that was killed; :func:`remove_stale`
 takes it away. Nothing else is ever written here.
@@ -66,6 +67,7 @@ class Build(NamedTuple):
     wanted_until: float
     done: int = 0
     at: float = 0.0
+    computing: float = 0.0  # when its first state was taken up (0: not yet)
 
 
 #: Rule sets are built once per set of options and shared: their keys too.
@@ -208,9 +210,10 @@ def _build(folder: str, key: str, info: dict, mtime: float) -> Build:
         return float(value) if isinstance(value, (int, float)) else default
 
     client = info.get("client")
+    done, at = read_progress(folder, key)
     return Build(key, number("started", time.time()), int(number("states", 0)), str(info.get("kind", "")),
                  client if isinstance(client, str) else None, info.get("game") is True,
-                 info.get("builtin") is True, mtime, *read_progress(folder, key))
+                 info.get("builtin") is True, mtime, done, at, number("computing", 0.0))
 
 
 def remove_stale(folder: str) -> int:
@@ -244,36 +247,45 @@ def remove_stale(folder: str) -> int:
     return removed
 
 
-def rate(folder: str, kind: str) -> float:
-    """States per second the last build of this kind reached here (a default before any)."""
+def _rates(folder: str) -> dict:
     try:
         with open(os.path.join(folder, RATES)) as f:
-            value = json.load(f).get(kind)
-        if isinstance(value, (int, float)) and value > 0:
-            return float(value)
-    except (OSError, ValueError, AttributeError):
-        pass
-    return DEFAULT_RATES.get(kind, DEFAULT_RATE)
-
-
-def record_rate(folder: str, kind: str, states: int, seconds: float) -> None:
-    """Remember the rate a build just reached: the next Retry-After of this kind is measured, not assumed."""
-    seconds -= STARTUP_SECONDS
-    if seconds < 1:
-        return  # a build this short measures its start-up, not its rate
-    path = os.path.join(folder, RATES)
-    try:
-        with open(path) as f:
             rates = json.load(f)
-        if not isinstance(rates, dict):
-            rates = {}
+        return rates if isinstance(rates, dict) else {}
     except (OSError, ValueError):
-        rates = {}
-    measured = states / seconds
-    before = rates.get(kind)
-    if isinstance(before, (int, float)) and before > 0:
-        measured = (before + measured) / 2  # one build slowed by another says less than two
-    rates[kind] = round(measured, 1)
+        return {}
+
+
+def _number(rates: dict, name: str, default: float) -> float:
+    value = rates.get(name)
+    return float(value) if isinstance(value, (int, float)) and value > 0 else default
+
+
+def rate(folder: str, kind: str) -> float:
+    """States per second the last builds of this kind reached here (a default before any)."""
+    return _number(_rates(folder), kind, DEFAULT_RATES.get(kind, DEFAULT_RATE))
+
+
+def startup(folder: str) -> float:
+    """Seconds from a build's spawn to its first state, as the last builds here took."""
+    return _number(_rates(folder), "startup", STARTUP_SECONDS)
+
+
+def record_rate(folder: str, kind: str, states: int, startup_seconds: float, compute_seconds: float) -> None:
+    """Remember how a build just went: the next Retry-After is measured, not assumed.
+
+    Each figure moves halfway to the new measure, but at once to a slower
+    one: a Retry-After too long costs a client a second, one too short a
+    second 503.
+    """
+    rates = _rates(folder)
+    before = _number(rates, "startup", 0.0)
+    rates["startup"] = round(max(startup_seconds, (before + startup_seconds) / 2 if before else 0.0), 3)
+    if compute_seconds >= 0.5:  # shorter measures the clock more than the build
+        measured = states / compute_seconds
+        before = _number(rates, kind, 0.0)
+        rates[kind] = round(min(measured, (before + measured) / 2) if before else measured, 1)
+    path = os.path.join(folder, RATES)
     tmp = f"{path}.{os.getpid()}.tmp"
     try:
         with open(tmp, "w") as f:
@@ -284,14 +296,14 @@ def record_rate(folder: str, kind: str, states: int, seconds: float) -> None:
 
 
 def seconds_left(folder: str, kind: str, states: int) -> float:
-    """How long a build of ``states`` states takes here, at the rate measured last."""
-    return STARTUP_SECONDS + states / rate(folder, kind)
+    """How long a build of ``states`` states takes here, from its spawn, as the last builds went."""
+    return startup(folder) + states / rate(folder, kind)
 
 
 def build_left(folder: str, build: Build) -> float:
     """How long a build under way still takes: from its own progress once it has some, else the folder's rate."""
     now = time.time()
-    if build.done >= max(1, build.states // 20) and build.at > build.started:
-        per_state = (build.at - build.started) / build.done  # start-up included: on the safe side
+    if build.done >= max(1, build.states // 20) and build.at > build.computing > 0:
+        per_state = (build.at - build.computing) / build.done
         return max(0.0, (build.states - build.done) * per_state - (now - build.at))
     return max(0.0, seconds_left(folder, build.kind, build.states) - (now - build.started))
