@@ -1,0 +1,145 @@
+"""The package as a user installs it: a wheel and an sdist, installed into a fresh venv away from the checkout.
+
+Built with ``python -m build`` (the dev extra), installed with pip into a
+venv in a temporary folder, and run from another folder: nothing of the
+checkout is on the path. On an empty SQLite file and an empty PostgreSQL
+database: ``anotador db upgrade``, ``anotador serve``, a short game, the
+page, a static file and the spec.
+"""
+
+from __future__ import annotations
+
+import http.client
+import json
+import os
+import signal
+import subprocess
+import sys
+import tarfile
+import time
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from bench._http import free_port
+
+from .conftest import PG_SERVER, RUN, WORKER, _maintenance, needs, pg_reachable, require
+
+ROOT = Path(__file__).resolve().parents[1]
+
+needs("build", "pip install build (the dev extra)")
+
+pytestmark = pytest.mark.slow
+
+#: What the service reads at run time; a wheel without one of them serves 404s and 500s.
+SHIPPED = ("anotador/openapi.yaml", "anotador/web/templates/index.html", "anotador/web/static/js/main.js",
+           "anotador/web/static/app.css", "anotador/web/static/sw.js", "anotador/migrations/alembic.ini",
+           "anotador/migrations/script.py.mako", "anotador/migrations/env.py",
+           "anotador/migrations/versions/0001_games.py")
+
+
+@pytest.fixture(scope="module")
+def dist(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("dist")
+    subprocess.run([sys.executable, "-m", "build", "--sdist", "--wheel", "--outdir", str(out), str(ROOT)],
+                   check=True, capture_output=True, cwd=out)
+    return out
+
+
+@pytest.fixture(scope="module")
+def venv(dist, tmp_path_factory) -> Path:
+    """The wheel, installed with its dependencies into a venv of its own."""
+    where = tmp_path_factory.mktemp("elsewhere") / "venv"
+    subprocess.run([sys.executable, "-m", "venv", str(where)], check=True)
+    wheel = next(dist.glob("anotador-*.whl"))
+    subprocess.run([str(where / "bin" / "python"), "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
+                    str(wheel)], check=True, capture_output=True)
+    return where
+
+
+def test_the_wheel_and_the_sdist_hold_what_the_service_reads(dist):
+    with zipfile.ZipFile(next(dist.glob("anotador-*.whl"))) as wheel:
+        names = set(wheel.namelist())
+        entry_points = next(n for n in names if n.endswith("entry_points.txt"))
+        assert "anotador = anotador.console:main" in wheel.read(entry_points).decode()
+    assert set(SHIPPED) <= names, set(SHIPPED) - names
+    assert not any(n.startswith(("tests/", "service/", "bench/")) for n in names)
+    with tarfile.open(next(dist.glob("anotador-*.tar.gz"))) as sdist:
+        inside = {n.split("/", 1)[1] for n in sdist.getnames() if "/" in n}
+    assert set(SHIPPED) <= inside and "pyproject.toml" in inside and "README.md" in inside
+
+
+def _call(port: int, method: str, path: str, body=None, headers=None) -> tuple[int, dict, bytes]:
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+    try:
+        data = None if body is None else json.dumps(body).encode()
+        conn.request(method, path, body=data,
+                     headers={**({"Content-Type": "application/json"} if data else {}), **(headers or {})})
+        resp = conn.getresponse()
+        return resp.status, dict(resp.getheaders()), resp.read()
+    finally:
+        conn.close()
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def database(request, tmp_path):
+    """An empty database: no table at all."""
+    if request.param == "sqlite":
+        yield f"sqlite:///{tmp_path / 'fresh.sqlite'}"
+        return
+    require(pg_reachable(), "PostgreSQL is not reachable")
+    from sqlalchemy.engine import make_url
+
+    name = f"anotador_test_{RUN}_{WORKER}_pkg".lower()
+    with _maintenance() as conn:
+        conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        conn.execute(f'CREATE DATABASE "{name}"')
+    yield make_url(PG_SERVER).set(database=name).render_as_string(hide_password=False).replace("+psycopg", "")
+    with _maintenance() as conn:
+        conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+def test_the_installed_package_upgrades_an_empty_database_and_serves_a_game(venv, database, tmp_path):
+    port = free_port()
+    run_in = tmp_path / "run"  # not the checkout: nothing of it on the path
+    run_in.mkdir()
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("ANOTADOR_", "PYTHON"))}
+    env |= {"DATABASE_URL": database, "PORT": str(port), "ANOTADOR_SOLVER_BUILD_AHEAD": "false",
+            "ANOTADOR_SOLVER_DIR": str(tmp_path / "solver"), "PATH": f"{venv / 'bin'}:{env['PATH']}"}
+    upgraded = subprocess.run(["anotador", "db", "upgrade"], cwd=run_in, env=env, capture_output=True, text=True)
+    assert upgraded.returncode == 0, upgraded.stderr
+    log = open(tmp_path / "serve.log", "wb")
+    server = subprocess.Popen(["anotador", "serve"], cwd=run_in, env=env, stdout=log, stderr=subprocess.STDOUT,
+                              start_new_session=True)
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                if _call(port, "GET", "/healthz")[0] == 200:
+                    break
+            except OSError:
+                pass
+            assert server.poll() is None and time.monotonic() < deadline, (tmp_path / "serve.log").read_text()
+            time.sleep(0.2)
+        status, headers, page = _call(port, "GET", "/")
+        assert status == 200 and b'<script type="module"' in page
+        assert _call(port, "GET", "/static/js/main.js")[0] == 200
+        status, _, spec = _call(port, "GET", "/openapi.yaml")
+        assert status == 200 and spec.startswith(b"openapi: 3.")
+        status, _, body = _call(port, "POST", "/api/v1/games", {"variant": "generala", "players": ["Ana", "Beto"]})
+        assert status == 201, body
+        game = json.loads(body)
+        auth = {"Authorization": f"Bearer {game['token']}"}
+        status, _, body = _call(port, "POST", f"/api/v1/games/{game['id']}/turns",
+                                {"player": game["turn"]["player"], "dice": [3, 3, 3, 5, 6], "category": "threes"},
+                                auth)
+        assert status == 201, body
+        status, _, body = _call(port, "GET", f"/api/v1/games/{game['id']}")
+        assert status == 200 and json.loads(body)["players"][game["turn"]["player"]]["sheet"]["threes"] == 9
+        assert _call(port, "GET", "/readyz")[0] == 200  # the schema is this code's
+    finally:
+        os.killpg(server.pid, signal.SIGTERM)
+        server.wait(timeout=30)
+        log.close()
+    assert not (run_in / "instance").exists() or not any((run_in / "instance").iterdir())
