@@ -5,7 +5,11 @@ the address (``BIND``), the processes (``WORKERS``) and threads per process
 (``THREADS``); everything else is fixed here, with the reason beside it.
 """
 
+import errno
 import os
+import socket
+import sys
+import time
 
 bind = os.environ.get("BIND", "127.0.0.1:8000")
 workers = int(os.environ.get("WORKERS", "2"))
@@ -29,3 +33,42 @@ accesslog = "-"
 # Request line and headers: far above anything a phone sends.
 limit_request_line = 4094
 limit_request_fields = 50
+
+
+def _addresses(server) -> list[tuple[str, int]]:
+    return [a for a in server.cfg.address if isinstance(a, tuple)]  # not a unix socket's path
+
+
+def on_starting(server) -> None:
+    """Refuse to start (exit 1, saying why) when the address is taken, by another copy of Anotador or anything.
+
+    reuse_port (above) would otherwise let a second server share the port
+    in silence, and a port held by another program leaves workers retrying
+    forever. Orphans of a master killed a moment ago let go of the port
+    within a second or two, so a taken port is looked at again for 5 s.
+    """
+    for host, port in _addresses(server):
+        deadline = time.monotonic() + 5
+        while True:
+            family = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0][0]
+            with socket.socket(family, socket.SOCK_STREAM) as probe:
+                probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as gunicorn: TIME_WAIT is no owner
+                try:
+                    probe.bind((host, port))
+                    break
+                except OSError as exc:
+                    if exc.errno == errno.EADDRINUSE and time.monotonic() < deadline:
+                        time.sleep(0.2)
+                        continue
+                    why = ("another program, or another copy of Anotador, listens there"
+                           if exc.errno == errno.EADDRINUSE else exc.strerror)
+                    print(f"anotador: cannot listen on {host}:{port}: {why}. Stop it, or choose another port "
+                          "(PORT=8001 scripts/serve) or address (BIND=...).", file=sys.stderr, flush=True)
+                    sys.exit(1)
+
+
+def when_ready(server) -> None:
+    """Say where the server listens: gunicorn's own line is empty with reuse_port (each worker binds)."""
+    for host, port in _addresses(server):
+        shown = f"[{host}]" if ":" in host else host
+        server.log.info("Anotador is listening at http://%s:%s/", shown, port)

@@ -418,3 +418,53 @@ def test_the_servers_own_refusals_are_problem_documents(served, request_bytes, s
     assert b"Content-Type: application/problem+json" in head, out[:300]
     problem = json.loads(body)
     assert problem["status"] == status and problem["detail"].startswith("The server could not read this request")
+
+
+def test_serve_says_where_it_listens_and_refuses_a_taken_port(tmp_path):
+    """A second copy on the same port, or a port another program holds: exit 1 and why, never a silent share."""
+    with serve(tmp_path) as (first, port):
+        assert f"Anotador is listening at http://127.0.0.1:{port}/" in proc_log(first)
+        second = subprocess.run([str(SERVE)], cwd=ROOT, capture_output=True, text=True, timeout=60,
+                                env={**os.environ, "PORT": str(port),
+                                     "DATABASE_URL": f"sqlite:///{tmp_path / 'serve.sqlite'}"})
+        assert second.returncode == 1
+        assert f"cannot listen on 127.0.0.1:{port}" in second.stderr and "another copy" in second.stderr
+        assert request(port, "GET", "/healthz")[0] == 200  # the first one serves on, alone
+    with socket.socket() as other:  # any other program
+        other.bind(("127.0.0.1", 0))
+        other.listen()
+        taken = other.getsockname()[1]
+        third = subprocess.run([str(SERVE)], cwd=ROOT, capture_output=True, text=True, timeout=60,
+                               env={**os.environ, "PORT": str(taken),
+                                    "DATABASE_URL": f"sqlite:///{tmp_path / 'serve.sqlite'}"})
+    assert third.returncode == 1 and f"cannot listen on 127.0.0.1:{taken}" in third.stderr
+
+
+@pytest.mark.parametrize(("network", "bind", "said"), [
+    (None, "127.0.0.1:8123", "serving on 127.0.0.1 only"),
+    ("192.168.1.20", "0.0.0.0:8123", "http://192.168.1.20:8123/"),
+])
+def test_lan_binds_what_it_says(monkeypatch, tmp_path, capsys, network, bind, said):
+    """``serve --lan`` on a machine with no network listens on 127.0.0.1, as it says; with one, everywhere."""
+    from click.testing import CliRunner
+
+    from anotador import console, lan
+
+    ran = {}
+
+    def execv(path, argv):
+        ran["argv"], ran["bind"] = argv, os.environ["BIND"]
+        ran["lan_url"] = os.environ.get("ANOTADOR_LAN_URL")
+        raise SystemExit(0)
+
+    monkeypatch.setattr(lan, "lan_address", lambda: network)
+    monkeypatch.setattr(console.os, "execv", execv)
+    for name in ("BIND", "ANOTADOR_LAN_URL"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("PORT", "8123")
+    monkeypatch.setenv("DATABASE_URL", f"sqlite:///{tmp_path / 'lan.sqlite'}")
+    result = CliRunner().invoke(console.serve, ["--lan"])
+    assert result.exit_code == 0, result.output
+    assert ran["bind"] == bind and said in result.output + capsys.readouterr().err
+    assert ran["lan_url"] == (None if network is None else f"http://{network}:8123/")
+    assert ran["argv"][-1] == "anotador:create_app()" and "python:anotador.gunicorn_conf" in ran["argv"]
