@@ -11,7 +11,7 @@ from flask.json.provider import DefaultJSONProvider
 from flask.sessions import SessionInterface
 from werkzeug.middleware.proxy_fix import ProxyFix
 
-from . import advice, cli, config, database, errors, headers
+from . import advice, cli, config, database, errors, headers, settings
 from .extensions import MIGRATIONS, compress, db, migrate
 from .polls import Polls
 
@@ -84,10 +84,12 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     app = Anotador(__name__, instance_relative_config=True, static_folder=None)
     app.config.from_object(config.Defaults)
     app.config["SQLALCHEMY_DATABASE_URI"] = config.database_url(app.instance_path)
-    # ANOTADOR_MAX_CONTENT_LENGTH=65536 and the like; values parse as JSON.
+    # ANOTADOR_MAX_CONTENT_LENGTH=65536 and the like: a known setting by its type, any other as JSON.
     app.config.from_prefixed_env("ANOTADOR")
+    settings.read_environment(app.config, os.environ)
     if test_config is not None:
         app.config.from_mapping(test_config)
+    settings.check(app.config)
     if not app.config.get("SECRET_KEY"):
         app.config["SECRET_KEY"] = config.secret_key(app.instance_path)
     app.config["SQLALCHEMY_ENGINE_OPTIONS"] = config.engine_options(app.config)

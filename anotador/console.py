@@ -13,6 +13,8 @@ import sys
 
 import click
 
+from .settings import SettingsError
+
 
 @click.command("serve", context_settings={"ignore_unknown_options": True, "allow_extra_args": True})
 @click.option("--lan", is_flag=True, help="Listen on every interface and print the address (and a QR code) "
@@ -53,4 +55,13 @@ def main(argv: list[str] | None = None) -> None:
     group = FlaskGroup(name="anotador", create_app=lambda: create_app(), add_version_option=False,
                        load_dotenv=False, help="Anotador: serve it, upgrade its database, print its sheets.")
     group.add_command(serve)
-    group.main(args=argv, prog_name="anotador")
+    try:
+        group.main(args=argv, prog_name="anotador", standalone_mode=False)
+    except SettingsError as exc:  # said at start, naming the variable, not a traceback
+        print(f"anotador: {exc}", file=sys.stderr)
+        sys.exit(2)
+    except click.exceptions.Abort:
+        sys.exit(1)
+    except click.ClickException as exc:
+        exc.show()
+        sys.exit(exc.exit_code)

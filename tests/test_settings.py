@@ -1,0 +1,92 @@
+"""ANOTADOR_* settings: read by their type, checked when the app is made, a wrong one named at start."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+from anotador import create_app
+from anotador.settings import SETTINGS, SettingsError
+
+
+@pytest.fixture
+def make(monkeypatch, tmp_path):
+    def make(env: dict | None = None, **config):
+        for key in [k for k in os.environ if k.startswith("ANOTADOR_") and k[9:] in SETTINGS]:
+            monkeypatch.delenv(key)
+        for key, value in (env or {}).items():
+            monkeypatch.setenv(key, value)
+        return create_app({"TESTING": True, "SQLALCHEMY_DATABASE_URI": f"sqlite:///{tmp_path / 's.sqlite'}",
+                           **config})
+    return make
+
+
+def test_a_string_stays_a_string(make):
+    app = make({"ANOTADOR_SECRET_KEY": "1234567890", "ANOTADOR_LAN_URL": "http://10.0.0.5:8000/"})
+    assert app.config["SECRET_KEY"] == "1234567890" and app.config["LAN_URL"] == "http://10.0.0.5:8000/"
+    from flask_migrate import upgrade
+
+    from anotador.extensions import MIGRATIONS
+
+    with app.app_context():
+        upgrade(directory=str(MIGRATIONS))
+    r = app.test_client().post("/api/v1/games", json={"variant": "generala", "players": ["Ana", "Beto"]})
+    assert r.status_code == 201  # a digits-only secret key keyed the address hash, no 500
+
+
+@pytest.mark.parametrize(("variable", "raw", "value"), [
+    ("ANOTADOR_GAMES_PER_MINUTE", " 0 ", 0),
+    ("ANOTADOR_DB_POOL_TIMEOUT", "2.5", 2.5),
+    ("ANOTADOR_DB_REQUEST_BUDGET", "6", 6.0),
+    ("ANOTADOR_SOLVER_BUILD_AHEAD", "false", False),
+    ("ANOTADOR_SOLVER_BUILD_AHEAD", "No", False),
+    ("ANOTADOR_SOLVER_BUILD_AHEAD", "1", True),
+    ("ANOTADOR_SOLVER_DIR", "/srv/tables", "/srv/tables"),
+    ("ANOTADOR_TRUSTED_HOSTS", '["a.example", "B.example"]', ["a.example", "b.example"]),
+    ("ANOTADOR_TRUSTED_HOSTS", "a.example, b.example", ["a.example", "b.example"]),
+])
+def test_each_setting_is_read_by_its_type(make, variable, raw, value):
+    app = make({variable: raw})
+    name = "SERVED_HOSTS" if variable == "ANOTADOR_TRUSTED_HOSTS" else variable[len("ANOTADOR_"):]
+    assert app.config[name] == value
+
+
+@pytest.mark.parametrize(("variable", "raw", "says"), [
+    ("ANOTADOR_GAMES_PER_MINUTE", "ten", "a whole number of at least 0"),
+    ("ANOTADOR_GAMES_PER_MINUTE", "-1", "a whole number of at least 0"),
+    ("ANOTADOR_GAMES_PER_MINUTE", "2.5", "a whole number"),
+    ("ANOTADOR_MAX_CONTENT_LENGTH", "10", "a whole number of at least 1024"),
+    ("ANOTADOR_DB_POOL_TIMEOUT", "nan", "a number"),
+    ("ANOTADOR_SOLVER_BUILD_AHEAD", "maybe", "true or false"),
+    ("ANOTADOR_TRUSTED_HOSTS", "[1, 2]", "host names"),
+    ("ANOTADOR_TRUSTED_HOSTS", "[not json", "host names"),
+    ("ANOTADOR_REQUEST_TIMEOUT", "soon", "a number"),
+])
+def test_a_wrong_value_is_named_at_start(make, variable, raw, says):
+    with pytest.raises(SettingsError) as caught:
+        make({variable: raw})
+    message = str(caught.value)
+    assert message.startswith(f"{variable} must be {says}") and raw.strip() in message, message
+
+
+@pytest.mark.parametrize(("name", "value"), [("SOLVER_TABLES", "8"), ("SOLVER_BUILD_AHEAD", 1), ("RETRY_AFTER", 0),
+                                             ("SECRET_KEY", 1234), ("GAMES_PER_MINUTE", True)])
+def test_the_mapping_given_to_create_app_is_checked_too(make, name, value):
+    with pytest.raises(SettingsError, match=f"ANOTADOR_{name} must be"):
+        make(**{name: value})
+
+
+def test_any_other_flask_setting_is_still_read_as_json(make):
+    app = make({"ANOTADOR_JSON_SORT_KEYS": "true", "ANOTADOR_SOME_LIST": "[1, 2]"})
+    assert app.config["JSON_SORT_KEYS"] is True and app.config["SOME_LIST"] == [1, 2]
+
+
+def test_the_command_says_which_setting_is_wrong_and_exits_2(tmp_path):
+    env = {**os.environ, "ANOTADOR_SOLVER_KEEP": "lots", "DATABASE_URL": f"sqlite:///{tmp_path / 'c.sqlite'}"}
+    done = subprocess.run([sys.executable, "-m", "anotador", "routes"], env=env, capture_output=True, text=True,
+                          timeout=60)
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert done.stderr.strip() == "anotador: ANOTADOR_SOLVER_KEEP must be a whole number of at least 1, not 'lots'."
