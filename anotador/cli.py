@@ -5,6 +5,7 @@ In a checkout ``flask --app wsgi ...`` runs the same commands.
 
 from __future__ import annotations
 
+import os
 import re
 import sqlite3
 from datetime import timedelta
@@ -119,8 +120,10 @@ def init_app(app: Flask) -> None:
         snapshot, readers and writers carrying on meanwhile.
         """
         source = _sqlite_path()
-        if target.exists():
-            raise click.ClickException(f"{target} exists; choose a new file.")
+        try:  # made for the owner alone before a byte goes in: it holds every game's write token
+            os.close(os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+        except FileExistsError:
+            raise click.ClickException(f"{target} exists; choose a new file.") from None
         with sqlite3.connect(source) as src, sqlite3.connect(target) as dst:
             src.execute(f"PRAGMA busy_timeout={int(current_app.config['DB_BUSY_TIMEOUT_MS'])}")
             src.backup(dst, pages=1024, sleep=0.005)

@@ -316,7 +316,8 @@ def test_no_spelling_of_a_limited_view_escapes_its_limit(stack, method, path, bo
     assert problem["type"].endswith("rate-limited") and int(headers["Retry-After"]) >= 1
 
 
-def test_the_deploy_site_file_is_valid_nginx(tmp_path):
+def _site(tmp_path) -> tuple[Path, dict[str, int]]:
+    """The shipped site file with a throwaway certificate, its ports 80 and 443 moved to free ones."""
     require(os.path.exists(NGINX), "nginx is not installed (apt-get install nginx)")
     require(shutil.which("openssl") is not None, "openssl is not installed")
     key, cert = tmp_path / "key.pem", tmp_path / "cert.pem"
@@ -326,8 +327,10 @@ def test_the_deploy_site_file_is_valid_nginx(tmp_path):
     site = site.replace("/etc/letsencrypt/live/anotador.example/fullchain.pem", str(cert))
     site = site.replace("/etc/letsencrypt/live/anotador.example/privkey.pem", str(key))
     site = site.replace("/srv/anotador/deploy", str(DEPLOY))
-    site = re.sub(r"listen (\[::\]:)?(80|443)", lambda m: f"listen {'[::1]:' if m.group(1) else '127.0.0.1:'}"
-                  f"{free_port()}", site)
+    ports = {("", "80"): free_port(), ("", "443"): free_port(), ("[::]:", "80"): free_port(),
+             ("[::]:", "443"): free_port()}
+    site = re.sub(r"listen (\[::\]:)?(80|443)\b", lambda m: f"listen {'[::1]:' if m.group(1) else '127.0.0.1:'}"
+                  f"{ports[(m.group(1) or '', m.group(2))]}", site)
     (tmp_path / "site.conf").write_text(site)
     temp = "\n".join(f"    {k}_temp_path {tmp_path}/{k};" for k in ("client_body", "proxy", "fastcgi", "uwsgi", "scgi"))
     (tmp_path / "nginx.conf").write_text(f"""
@@ -336,10 +339,54 @@ error_log {tmp_path}/error.log;
 events {{}}
 http {{
 {temp}
+    access_log off;
     include {DEPLOY}/nginx/anotador-http.conf;
     include {DEPLOY}/nginx/anotador-upstream.conf;
     include {tmp_path}/site.conf;
 }}
 """)
-    out = subprocess.run([NGINX, "-t", "-c", str(tmp_path / "nginx.conf")], capture_output=True, text=True)
+    return tmp_path / "nginx.conf", {"http": ports[("", "80")], "https": ports[("", "443")]}
+
+
+def test_the_deploy_site_file_is_valid_nginx(tmp_path):
+    conf, _ = _site(tmp_path)
+    out = subprocess.run([NGINX, "-t", "-c", str(conf)], capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
+
+
+def test_the_site_answers_only_its_own_host_on_either_port(tmp_path):
+    """Port 80 redirects anotador.example to https and closes on anything else; port 443 refuses other names."""
+    import ssl
+
+    conf, ports = _site(tmp_path)
+    nginx = subprocess.Popen([NGINX, "-c", str(conf), "-g", "daemon off;"], stderr=subprocess.PIPE,
+                             start_new_session=True)
+    try:
+        deadline = time.monotonic() + 10
+        while True:
+            try:
+                socket.create_connection(("127.0.0.1", ports["http"]), timeout=0.2).close()
+                break
+            except OSError:
+                assert time.monotonic() < deadline and nginx.poll() is None, (tmp_path / "error.log").read_text()
+                time.sleep(0.05)
+
+        def plain(host: str) -> bytes:
+            with socket.create_connection(("127.0.0.1", ports["http"]), timeout=5) as s:
+                s.sendall(f"GET /x HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n".encode())
+                out = b""
+                while chunk := s.recv(4096):
+                    out += chunk
+                return out
+
+        assert plain("anotador.example").startswith(b"HTTP/1.1 301")
+        assert b"https://anotador.example/x" in plain("anotador.example")
+        assert plain("evil.example") == b""  # 444: closed, no answer at all
+        context = ssl.create_default_context()
+        context.check_hostname, context.verify_mode = False, ssl.CERT_NONE
+        with socket.create_connection(("127.0.0.1", ports["https"]), timeout=5) as s:
+            with pytest.raises(ssl.SSLError):
+                context.wrap_socket(s, server_hostname="evil.example").do_handshake()
+    finally:
+        os.killpg(nginx.pid, signal.SIGTERM)
+        nginx.wait(timeout=10)

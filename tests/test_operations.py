@@ -107,6 +107,7 @@ def test_sqlite_backup_while_serving_then_restore(tmp_path, sqlite_template):
     stop.set()
     thread.join()
     assert result.exit_code == 0, result.output
+    assert backup.stat().st_mode & 0o777 == 0o600  # tokens inside: the owner's alone, whatever the umask
     with sqlite3.connect(backup) as check:
         assert check.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
         backed_turns = check.execute("SELECT count(*) FROM turns WHERE game_id = ?", (busy.id,)).fetchone()[0]
