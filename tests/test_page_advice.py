@@ -83,3 +83,31 @@ def test_the_end_screen_links_to_the_analysis(phone, advice_tables, new_game, ba
     expect(page.locator("#analysis")).to_contain_text("not judged")
     shot(page, "advice-02-analysis", full_page=True)
     assert page.errors == []
+
+
+def test_numbers_are_written_as_the_pages_language_writes_them(phone, advice_tables):
+    """Spanish, Portuguese, German and Swedish write a decimal comma, English a point: the hint, and every number."""
+    page = phone()
+    start_game(page, ["Ana", "Beto"])
+    page.locator("#hint-on").click()
+    roll(page, [3, 3, 3, 5, 6])
+    expect(page.locator("#hint")).to_have_text(re.compile(r"\(≈ \d+\.\d\)$"))
+    page.evaluate("localStorage.setItem('anotador.lang', 'de')")
+    page.reload()
+    roll(page, [3, 3, 3, 5, 6], lang="de")
+    expect(page.locator("#hint")).to_have_text(re.compile(r"\(≈ \d+,\d\)$"))
+    written = page.evaluate("""async () => {
+        const words = await import("/static/js/words.js");
+        const out = {};
+        for (const l of ["es", "pt", "de", "sv", "en"]) {
+            words.setLang(l);
+            out[l] = [words.decimal(131.74), words.decimal(2.45, { signed: true }), words.decimal(-3.5, { signed: true })];
+        }
+        words.setLang("en");
+        return out;
+    }""")
+    assert written["en"] == ["131.7", "+2.5", "-3.5"]
+    for lang in ("es", "pt", "de"):
+        assert written[lang][0] == "131,7" and written[lang][1] == "+2,5" and written[lang][2].endswith("3,5"), written
+    assert written["sv"][0] == "131,7" and written["sv"][2] == "\u22123,5"  # Swedish writes a true minus
+    assert page.errors == []

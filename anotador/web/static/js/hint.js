@@ -6,7 +6,7 @@
 
 import { call } from "./api.js";
 import { $, $$, el } from "./helpers.js";
-import { t } from "./words.js";
+import { decimal, t } from "./words.js";
 
 const KEY = "anotador.hint";
 
@@ -72,7 +72,7 @@ export class Hint {
     }
     if (!res.ok) { line.hidden = true; return; }
     const best = res.data.best;
-    const e = best.expected.toFixed(1);
+    const e = decimal(best.expected);
     line.hidden = false;
     if (best.keep) {
       line.textContent = best.keep.length ? t("hint_keep", { dice: best.keep.join(" "), e }) : t("hint_all", { e });
@@ -114,8 +114,8 @@ export async function showAnalysis(gameId, names, boxName) {
   const a = res.data;
   const rows = a.players.map((p) => el("tr", {},
     el("th", { scope: "row", text: p.name }),
-    el("td", { text: p.lost.toFixed(1) }),
-    el("td", { text: (p.luck >= 0 ? "+" : "−") + Math.abs(p.luck).toFixed(1) })));
+    el("td", { text: decimal(p.lost) }),
+    el("td", { text: decimal(p.luck, { signed: true }) })));
   const worst = a.turns.filter((x) => x.lost !== null && x.lost >= 0.05).sort((x, y) => y.lost - x.lost).slice(0, 5);
   box.replaceChildren(
     el("h2", { text: t("analysis") }),
@@ -126,6 +126,6 @@ export async function showAnalysis(gameId, names, boxName) {
     worst.length ? el("ul", { class: "analysis-turns" }, ...worst.map((x) => el("li", {
       text: t("analysis_turn", { round: x.round, name: names[x.player],
                                  chose: x.chosen.map(boxName).join(" + "), best: x.best.map(boxName).join(" + "),
-                                 lost: x.lost.toFixed(1) }) }))) : el("p", { class: "hint", text: t("analysis_none") }),
+                                 lost: decimal(x.lost) }) }))) : el("p", { class: "hint", text: t("analysis_none") }),
     el("p", { class: "hint", text: t("analysis_note") }));
 }

@@ -292,6 +292,19 @@ function pick() {
 /** The page's language. */
 export function lang() { return current; }
 
+const formats = new Map();
+
+/** ``x`` with one decimal, as the page's language writes it (131,7 in Spanish; 131.7 in English);
+ *  ``signed``: with its sign, plus included. */
+export function decimal(x, { signed = false } = {}) {
+  const key = `${current}:${signed}`;
+  if (!formats.has(key)) {
+    formats.set(key, new Intl.NumberFormat(current, { minimumFractionDigits: 1, maximumFractionDigits: 1,
+                                                      signDisplay: signed ? "exceptZero" : "auto" }));
+  }
+  return formats.get(key).format(x);
+}
+
 export function setLang(l) {
   current = l;
   localStorage.setItem("anotador.lang", l);
