@@ -167,3 +167,25 @@ class IdempotencyRow(db.Model):
     body: Mapped[str] = mapped_column(Text)
     etag: Mapped[str] = mapped_column(String(40))
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+class CreationKeyRow(db.Model):
+    """The answer to a ``POST /api/v1/games`` sent with an ``Idempotency-Key``, kept a short while for its retries.
+
+    The answer holds the game's write token, so it is kept sealed
+    (:mod:`anotador.sheets.creation_keys`): its row is named, and its body
+    encrypted, under keys made from the server's secret, the client's
+    address and the Idempotency-Key, none of which the database holds.
+    """
+
+    __tablename__ = "creation_keys"
+
+    #: HMAC of the client address and the Idempotency-Key.
+    key: Mapped[str] = mapped_column(String(64), primary_key=True)
+    game_id: Mapped[str] = mapped_column(ForeignKey("games.id", ondelete="CASCADE"), index=True)
+    #: SHA-256 of the method, path and canonical JSON body.
+    fingerprint: Mapped[str] = mapped_column(String(64))
+    #: The answer's JSON, encrypted (base64).
+    sealed: Mapped[str] = mapped_column(Text)
+    etag: Mapped[str] = mapped_column(String(40))
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow, index=True)

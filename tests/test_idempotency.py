@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import threading
-from datetime import timedelta
+from datetime import datetime, timedelta, timezone
 
 import pytest
 import sqlalchemy as sa
@@ -208,3 +208,97 @@ def test_a_game_keeps_its_newest_keys_only_and_a_keyed_write_costs_the_same_afte
         assert forgotten.status_code == 201 and "Idempotent-Replayed" not in forgotten.headers
     finally:
         dispose(app)
+
+
+# -- creating a game -------------------------------------------------------------------------------
+
+GAME = {"variant": "generala", "players": ["Ана", "Beto", "李", "🎲 Dado"]}
+
+
+def create(api, body=GAME, key=KEY, address="10.1.0.1"):
+    headers = {} if key is None else {"Idempotency-Key": key}
+    return api.post("/api/v1/games", json=body, headers=headers, environ_base={"REMOTE_ADDR": address})
+
+
+def count_games(db_url) -> int:
+    engine = sa.create_engine(db_url)
+    with engine.connect() as conn:
+        n = conn.execute(sa.text("SELECT count(*) FROM games")).scalar()
+    engine.dispose()
+    return n
+
+
+def test_a_retried_creation_answers_the_same_game_and_token_and_makes_one(api, db_url):
+    first = create(api)
+    assert first.status_code == 201 and "Idempotent-Replayed" not in first.headers
+    again = create(api, body={"players": GAME["players"], "variant": "generala"})  # same body, keys reordered
+    assert again.status_code == 201 and again.headers["Idempotent-Replayed"] == "true"
+    assert again.get_data() == first.get_data()  # the same id, token and links, byte for byte
+    assert again.headers["Location"] == first.headers["Location"] and again.headers["ETag"] == first.headers["ETag"]
+    assert again.headers["Cache-Control"] == "no-store"
+    assert count_games(db_url) == 1
+    # the token replayed writes, as the first one does
+    table_auth = {"Authorization": f"Bearer {again.get_json()['token']}"}
+    game = again.get_json()
+    r = api.post(f"/api/v1/games/{game['id']}/turns", headers=table_auth,
+                 json={"player": game["turn"]["player"], "category": "ones", "scratch": True})
+    assert r.status_code == 201
+
+
+def test_a_creation_key_is_the_clients_own(api, db_url):
+    """The same key from another address is another request: another game, never the first one's token."""
+    first = create(api, address="10.1.0.1")
+    other = create(api, address="10.1.0.2")
+    assert other.status_code == 201 and "Idempotent-Replayed" not in other.headers
+    assert other.get_json()["id"] != first.get_json()["id"]
+    assert other.get_json()["token"] != first.get_json()["token"]
+    assert count_games(db_url) == 2
+
+
+def test_a_creation_key_reused_for_another_game_is_422(api, db_url):
+    assert create(api).status_code == 201
+    r = create(api, body={**GAME, "players": ["Ana", "Beto"]})
+    assert r.status_code == 422 and "Idempotency-Key" in r.get_json()["errors"]
+    assert count_games(db_url) == 1
+
+
+def test_the_stored_answer_does_not_hold_the_token_in_the_clear(api, db_url):
+    import base64
+
+    token = create(api).get_json()["token"]
+    engine = sa.create_engine(db_url)
+    with engine.connect() as conn:
+        rows = conn.execute(sa.text("SELECT key, sealed FROM creation_keys")).all()
+    engine.dispose()
+    assert len(rows) == 1
+    name, sealed = rows[0]
+    assert KEY not in name and "10.1.0.1" not in name
+    assert token not in sealed and token.encode() not in base64.b64decode(sealed)
+
+
+def test_a_creation_key_is_forgotten_after_its_hour(api, db_url):
+    first = create(api)
+    engine = sa.create_engine(db_url)
+    with engine.begin() as conn:
+        conn.execute(sa.text("UPDATE creation_keys SET created_at = :t"),
+                     {"t": datetime.now(timezone.utc) - timedelta(hours=2)})
+    engine.dispose()
+    later = create(api)
+    assert later.status_code == 201 and "Idempotent-Replayed" not in later.headers
+    assert later.get_json()["id"] != first.get_json()["id"] and count_games(db_url) == 2
+
+
+def test_concurrent_creations_with_one_key_make_one_game(api, db_url):
+    answers: list = []
+
+    def go():
+        answers.append(create(api))
+
+    threads = [threading.Thread(target=go) for _ in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert {a.status_code for a in answers} == {201}, [a.get_json() for a in answers if a.status_code != 201]
+    assert len({a.get_json()["id"] for a in answers}) == 1 and count_games(db_url) == 1
+    assert sum("Idempotent-Replayed" not in a.headers for a in answers) == 1

@@ -15,7 +15,7 @@ import re
 import weakref
 from typing import Any, Callable
 
-from flask import Blueprint, Response, current_app, g, jsonify, request, url_for
+from flask import Blueprint, Response, current_app, g, request, url_for
 from werkzeug.exceptions import BadRequest
 
 from .. import sheets
@@ -241,13 +241,8 @@ def turn_body(turn, corrections=()) -> dict[str, Any]:
 _KEY = re.compile(r"[\x21\x23-\x5b\x5d-\x7e]{1,255}")
 
 
-def idempotency(status: int) -> sheets.Idempotency | None:
-    """The request's ``Idempotency-Key``, with what identifies the request and renders its answer.
-
-    Quoted (``"8e03..."``, the draft's structured string) or bare. The
-    fingerprint covers the method, the path and the JSON body in canonical
-    form, so a retry that serializes the same body differently still matches.
-    """
+def key_sent() -> tuple[str, str] | None:
+    """The request's ``Idempotency-Key`` and the fingerprint of the request it names (None without one)."""
     raw = request.headers.get("Idempotency-Key")
     if raw is None:
         return None
@@ -258,7 +253,20 @@ def idempotency(status: int) -> sheets.Idempotency | None:
         raise BadRequest("Idempotency-Key must be 1 to 255 visible ASCII characters (a UUID, say).")
     body = g.get("json_body")
     canonical = "" if body is None else json.dumps(body, sort_keys=True, separators=(",", ":"))
-    digest = hashlib.sha256(f"{request.method} {request.path}\n{canonical}".encode("utf-8")).hexdigest()
+    return key, hashlib.sha256(f"{request.method} {request.path}\n{canonical}".encode("utf-8")).hexdigest()
+
+
+def idempotency(status: int) -> sheets.Idempotency | None:
+    """The request's ``Idempotency-Key``, with what identifies the request and renders its answer.
+
+    Quoted (``"8e03..."``, the draft's structured string) or bare. The
+    fingerprint covers the method, the path and the JSON body in canonical
+    form, so a retry that serializes the same body differently still matches.
+    """
+    sent = key_sent()
+    if sent is None:
+        return None
+    key, digest = sent
 
     def render(game: GameRow, state: Game) -> tuple[int, str, str]:
         return status, rendered(game, state), etag(game.version)
@@ -289,20 +297,36 @@ def write(status: int, change) -> Response:
 
 @bp.post("")
 def create_game():
-    """Create a game; the answer holds the write token, shown only here."""
+    """Create a game; the answer holds the write token, shown only here (and to this client's keyed retries)."""
     data = load(_create)
     rules = resolve_rules(data)
-    game, token = sheets.create(rules, data["players"], data.get("first_rolls"), client_key())
-    # The phone page's address; the token rides in the fragment, which
-    # browsers never send, so it stays out of every server log.
-    page = f"{public_url()}g/{game.id}"
-    body = game_body(game)
-    body["token"] = token
-    body["links"] = {"read": page, "write": f"{page}#token={token}"}
-    response = jsonify(body)
-    response.status_code = 201
-    response.headers["Location"] = url_for(".get_game", game_id=game.id)
-    response.headers["ETag"] = etag(game.version)
+    sent = key_sent()
+    creator = client_key()
+    key = None if sent is None else sheets.creation_key(sent[0], creator, sent[1])
+
+    def render(game: GameRow, token: str) -> tuple[str, str]:
+        # The phone page's address; the token rides in the fragment, which
+        # browsers never send, so it stays out of every server log.
+        page = f"{public_url()}g/{game.id}"
+        body = game_body(game)
+        body["token"] = token
+        body["links"] = {"read": page, "write": f"{page}#token={token}"}
+        return current_app.json.dumps(body, separators=(",", ":")) + "\n", etag(game.version)  # as jsonify
+
+    try:
+        game, token, text = sheets.create(rules, data["players"], data.get("first_rolls"), creator, key, render)
+    except sheets.Replay as replay:
+        response = current_app.response_class(replay.body, status=201, mimetype="application/json")
+        response.headers["Idempotent-Replayed"] = "true"
+        tag = replay.etag
+        game_id = json.loads(replay.body)["id"]
+    else:
+        if text is None:
+            text = render(game, token)[0]
+        response = current_app.response_class(text, status=201, mimetype="application/json")
+        tag, game_id = etag(game.version), game.id
+    response.headers["Location"] = url_for(".get_game", game_id=game_id)
+    response.headers["ETag"] = tag
     response.headers["Cache-Control"] = "no-store"  # it holds the token
     return response
 

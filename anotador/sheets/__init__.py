@@ -4,6 +4,7 @@
 where               what it owns
 ==================  ===========================================================
 ``create``          a new game, its players and its write token
+``creation_keys``   Idempotency-Keys on creating a game (the answer sealed)
 ``turns``           recording a turn (played unlocked, stored if still current)
 ``undo``            undoing the last turn
 ``corrections``     correcting a recorded turn, keeping what it was
@@ -28,6 +29,7 @@ from __future__ import annotations
 
 from .corrections import correct_turn
 from .create import create
+from .creation_keys import creation_key
 from .errors import (Conflict, Forbidden, GameNotFound, IdempotencyMismatch, Moved, PreconditionFailed, Replay,
                      TooManyCorrections, TooManyGames, Unauthorized)
 from .keys import IDEMPOTENCY_TTL, Idempotency
@@ -43,7 +45,7 @@ from .undo import undo_last
 __all__ = [
     "IDEMPOTENCY_TTL", "UNLOCKED_TRIES", "Conflict", "Forbidden", "GameNotFound", "Idempotency",
     "IdempotencyMismatch", "Moved", "PreconditionFailed", "Replay", "TooManyCorrections", "TooManyGames",
-    "Unauthorized", "check_token", "correct_turn", "corrections_of", "create", "entry_json", "get", "hash_token",
+    "Unauthorized", "check_token", "correct_turn", "corrections_of", "create", "creation_key", "entry_json", "get", "hash_token",
     "head_of", "iso", "iso_stored", "names_of", "new_token", "purge", "record_turn", "replayed", "roll_off",
     "roll_offs_of", "rules_of", "state_of", "states", "turn_choices", "turns_of", "undo_last", "version_key",
 ]

@@ -3,22 +3,30 @@
 from __future__ import annotations
 
 import secrets
-from typing import Any
+from typing import Any, Callable
+
+from sqlalchemy.exc import IntegrityError
 
 from ..database import begin_write
 from ..extensions import db
 from ..models import GameRow, PlayerRow
 from ..rules import RuleSet, clean_names, first_player
 from ..rules.game import name_key
+from .creation_keys import CreationKey, remember, replay_if_known
 from .rate import check_rate
 from .tokens import hash_token, new_token
 
 
-def create(rules: RuleSet, names: Any, first_rolls: Any, creator: str | None = None) -> tuple[GameRow, str]:
-    """Create a game; return it and its write token.
+def create(rules: RuleSet, names: Any, first_rolls: Any, creator: str | None = None,
+           key: CreationKey | None = None,
+           render: Callable[[GameRow, str], tuple[str, str]] | None = None) -> tuple[GameRow, str, str | None]:
+    """Create a game; return it, its write token, and with ``key`` its answer as ``render`` made it.
 
     ``creator`` (a keyed hash of the client address) counts against
-    ``GAMES_PER_MINUTE``.
+    ``GAMES_PER_MINUTE``. With an Idempotency-Key (``key``), the answer
+    (``render(game, token)``: its JSON and ETag) is kept in the same
+    transaction, and a retry is answered with it (:class:`Replay`) before
+    anything is checked or counted again.
     """
     players = clean_names(names, rules.variant.min_players)
     start = first_player(rules, first_rolls, len(players))
@@ -27,6 +35,8 @@ def create(rules: RuleSet, names: Any, first_rolls: Any, creator: str | None = N
     # of up to 100 ms) instead of in line, and the rate check and the insert
     # are one step.
     begin_write()
+    if key is not None:
+        replay_if_known(key)
     if creator is not None:
         check_rate(creator)
     token = new_token()
@@ -36,5 +46,18 @@ def create(rules: RuleSet, names: Any, first_rolls: Any, creator: str | None = N
     )
     game.players = [PlayerRow(seat=i, name=name, name_key=name_key(name)) for i, name in enumerate(players)]
     db.session.add(game)
-    db.session.commit()
-    return game, token
+    answer = None
+    if key is not None and render is not None:
+        answer, tag = render(game, token)
+        remember(key, game.id, answer, tag)
+    try:
+        db.session.commit()
+    except IntegrityError:
+        db.session.rollback()
+        if key is None:
+            raise
+        # PostgreSQL: a copy of this request with the same key committed first; answer as it was answered.
+        begin_write()
+        replay_if_known(key)
+        raise
+    return game, token, answer
