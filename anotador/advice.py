@@ -41,6 +41,7 @@ import numpy as np
 from flask import Flask, current_app
 
 from .lru import LRU
+from .sheets.rate import Quota
 from .rules import VARIANTS, RuleSet
 from .solver import Solver, Space
 from .solver import folder as store
@@ -64,10 +65,11 @@ class TableBuilding(Exception):
 class TooManyBuilds(Exception):
     """This client has its share of table builds under way, or had its share this hour."""
 
-    def __init__(self, message: str, retry_after: int):
+    def __init__(self, message: str, retry_after: int, quota: Quota):
         super().__init__(message)
         self.message = message
         self.retry_after = retry_after
+        self.quota = quota
 
 
 class Table(NamedTuple):
@@ -229,7 +231,8 @@ class Tables:
         if len(mine) >= self.per_client:
             wait = retry_after(min(self._left(b) for b in mine))
             raise TooManyBuilds(f"This address already has {len(mine)} of the advisor's tables being built; "
-                                f"ask again when it is done, in {wait} s.", wait)
+                                f"ask again when it is done, in {wait} s.", wait,
+                                Quota("builds", self.per_client, wait, 0, wait))
         hour = self.started.get(client) if client is not None else None
         if hour:
             while hour and hour[0] < time.time() - 3600:
@@ -237,7 +240,7 @@ class Tables:
             if len(hour) >= self.per_hour:
                 wait = max(1, math.ceil(hour[0] + 3600 - time.time()))
                 raise TooManyBuilds(f"This address had {len(hour)} of the advisor's tables built in the last hour; "
-                                    f"the next in {wait} s.", wait)
+                                    f"the next in {wait} s.", wait, Quota("builds-hour", self.per_hour, 3600, 0, wait))
         if len(under_way) < self.max_builds:
             return
         anonymous = [b for b in under_way if not b.game]

@@ -57,6 +57,8 @@ def test_a_client_past_its_share_gets_429_and_another_client_its_build(tmp_path)
         again = ask(client, yahtzee(2))  # the same address, a second build at once: refused, not queued
         assert again.status_code == 429 and again.mimetype == "application/problem+json"
         assert again.get_json()["type"].endswith("build-limit") and 1 <= int(again.headers["Retry-After"]) <= 40
+        assert again.headers["RateLimit-Policy"].startswith('"builds";q=1;')
+        assert again.headers["RateLimit"] == '"builds";r=0;t=' + again.headers["Retry-After"]
         # asking for the build under way is no new build: a 503 that says when
         assert ask(client, yahtzee(1)).status_code == 503
         assert ask(client, yahtzee(2), address="10.0.0.2").status_code == 503  # somebody else: built
@@ -72,6 +74,8 @@ def test_a_client_has_so_many_builds_an_hour(tmp_path):
         wait_for_address(client, generala(n))
     refused = ask(client, generala(3))
     assert refused.status_code == 429 and 3500 <= int(refused.headers["Retry-After"]) <= 3600
+    assert refused.headers["RateLimit-Policy"] == '"builds-hour";q=2;w=3600'
+    assert refused.headers["RateLimit"] == '"builds-hour";r=0;t=' + refused.headers["Retry-After"]
     assert wait_for_address(client, generala(3), address="10.0.0.9")["expected_final"] > 0
 
 

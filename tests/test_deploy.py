@@ -269,6 +269,9 @@ def test_text_is_compressed_and_limits_answer_as_problems(stack):
     assert limited, [a[0] for a in answers]
     status, headers, problem = limited[0]
     assert problem["type"].endswith("rate-limited") and int(headers["Retry-After"]) >= 1
+    policy = re.fullmatch(r'"(create|heavy|api)";q=(\d+);w=(\d+)', headers["RateLimit-Policy"])
+    assert policy, headers
+    assert headers["RateLimit"] == f'"{policy.group(1)}";r=0;t={headers["Retry-After"]}'
 
 
 @pytest.mark.parametrize(("request_bytes", "status"), [

@@ -8,6 +8,7 @@ address per minute. On SQLite and PostgreSQL.
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 import sqlalchemy as sa
@@ -99,12 +100,16 @@ def test_corrections_are_capped_per_game(limited):
 
 def test_games_per_address_per_minute(limited):
     _, client = limited(GAMES_PER_MINUTE=3)
-    for _ in range(3):
-        assert _new(client).status_code == 201
+    for left in (2, 1, 0):  # each answer says what is left of the minute (IETF httpapi RateLimit fields)
+        made = _new(client)
+        assert made.status_code == 201 and made.headers["RateLimit-Policy"] == '"games";q=3;w=60'
+        assert re.fullmatch(rf'"games";r={left};t=([1-9]|[1-5][0-9]|60)', made.headers["RateLimit"])
     r = _new(client)
     assert r.status_code == 429 and r.mimetype == "application/problem+json"
     assert r.get_json()["type"].endswith("rate-limited")
     assert 1 <= int(r.headers["Retry-After"]) <= 60
+    assert r.headers["RateLimit-Policy"] == '"games";q=3;w=60'
+    assert r.headers["RateLimit"] == '"games";r=0;t=' + r.headers["Retry-After"]
     assert _new(client, remote="10.0.0.2").status_code == 201    # another address is not held back
     # refused requests do not count, and a bad request is still a 422 first
     assert client.post("/api/v1/games", json={"variant": "generala", "players": ["Solo"]},

@@ -54,7 +54,7 @@ def domain_problem(exc: Exception) -> Problem:
             detail="This Idempotency-Key was used for another request (another body or URL).")
     if isinstance(exc, sheets.TooManyGames):
         return DomainProblem(429, "rate-limited", "Too Many Requests", exc.message,
-                             headers=[("Retry-After", str(exc.retry_after))])
+                             headers=[("Retry-After", str(exc.retry_after)), *exc.quota.headers()])
     if isinstance(exc, sheets.TooManyCorrections):
         return DomainProblem(409, "correction-limit", "Conflict", exc.message)
     if isinstance(exc, sheets.Conflict):
@@ -64,7 +64,7 @@ def domain_problem(exc: Exception) -> Problem:
             return DomainProblem(409, slug, "Conflict", exc.message)
     if isinstance(exc, TooManyBuilds):
         return DomainProblem(429, "build-limit", "Too Many Requests", exc.message,
-                             headers=[("Retry-After", str(exc.retry_after))])
+                             headers=[("Retry-After", str(exc.retry_after)), *exc.quota.headers()])
     if isinstance(exc, TableBuilding):
         return DomainProblem(503, "table-building", "Service Unavailable", str(exc),
                              headers=[("Retry-After", str(exc.retry_after))])

@@ -314,7 +314,8 @@ def create_game():
         return current_app.json.dumps(body, separators=(",", ":")) + "\n", etag(game.version)  # as jsonify
 
     try:
-        game, token, text = sheets.create(rules, data["players"], data.get("first_rolls"), creator, key, render)
+        game, token, text, quota = sheets.create(rules, data["players"], data.get("first_rolls"), creator, key,
+                                                 render)
     except sheets.Replay as replay:
         response = current_app.response_class(replay.body, status=201, mimetype="application/json")
         response.headers["Idempotent-Replayed"] = "true"
@@ -325,6 +326,8 @@ def create_game():
             text = render(game, token)[0]
         response = current_app.response_class(text, status=201, mimetype="application/json")
         tag, game_id = etag(game.version), game.id
+        for name, value in quota.headers() if quota is not None else ():
+            response.headers[name] = value
     response.headers["Location"] = url_for(".get_game", game_id=game_id)
     response.headers["ETag"] = tag
     response.headers["Cache-Control"] = "no-store"  # it holds the token

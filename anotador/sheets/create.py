@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import secrets
-from typing import Any, Callable
+from typing import Any, Callable, NamedTuple
 
 from sqlalchemy.exc import IntegrityError
 
@@ -13,14 +13,21 @@ from ..models import GameRow, PlayerRow
 from ..rules import RuleSet, clean_names, first_player
 from ..rules.game import name_key
 from .creation_keys import CreationKey, remember, replay_if_known
-from .rate import check_rate
+from .rate import Quota, check_rate
 from .tokens import hash_token, new_token
+
+
+class Created(NamedTuple):
+    game: GameRow
+    token: str
+    answer: str | None  # the answer kept for the Idempotency-Key, if one was sent
+    quota: Quota | None  # what is left of the creator's games this minute
 
 
 def create(rules: RuleSet, names: Any, first_rolls: Any, creator: str | None = None,
            key: CreationKey | None = None,
-           render: Callable[[GameRow, str], tuple[str, str]] | None = None) -> tuple[GameRow, str, str | None]:
-    """Create a game; return it, its write token, and with ``key`` its answer as ``render`` made it.
+           render: Callable[[GameRow, str], tuple[str, str]] | None = None) -> Created:
+    """Create a game: it, its write token, with ``key`` its answer as ``render`` made it, and the creator's quota.
 
     ``creator`` (a keyed hash of the client address) counts against
     ``GAMES_PER_MINUTE``. With an Idempotency-Key (``key``), the answer
@@ -37,8 +44,7 @@ def create(rules: RuleSet, names: Any, first_rolls: Any, creator: str | None = N
     begin_write()
     if key is not None:
         replay_if_known(key)
-    if creator is not None:
-        check_rate(creator)
+    quota = check_rate(creator) if creator is not None else None
     token = new_token()
     game = GameRow(
         id=secrets.token_urlsafe(12), token_hash=hash_token(token), rules=rules.spec(), start=start,
@@ -60,4 +66,4 @@ def create(rules: RuleSet, names: Any, first_rolls: Any, creator: str | None = N
         begin_write()
         replay_if_known(key)
         raise
-    return game, token, answer
+    return Created(game, token, answer, quota)

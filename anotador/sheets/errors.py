@@ -42,9 +42,9 @@ class Moved(Conflict):
 class TooManyGames(Exception):
     """GAMES_PER_MINUTE reached for this client address (429)."""
 
-    def __init__(self, message: str, retry_after: int):
+    def __init__(self, message: str, retry_after: int, quota=None):
         super().__init__(message)
-        self.message, self.retry_after = message, retry_after
+        self.message, self.retry_after, self.quota = message, retry_after, quota
 
 
 class PreconditionFailed(Exception):

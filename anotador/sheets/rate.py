@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 from datetime import timedelta, timezone
+from typing import NamedTuple
 
 from flask import current_app
 from sqlalchemy import select
@@ -13,22 +14,38 @@ from ..models import GameRow, utcnow
 from .errors import TooManyGames
 
 
-def check_rate(creator: str) -> None:
+class Quota(NamedTuple):
+    """A client's share of one limit, as the IETF httpapi draft's ``RateLimit-Policy`` and ``RateLimit`` say it."""
+
+    policy: str     # the limit's name
+    limit: int      # requests allowed in a window (q)
+    window: int     # the window, in seconds (w)
+    remaining: int  # left in this window (r)
+    reset: int      # seconds until the window frees one again (t)
+
+    def headers(self) -> list[tuple[str, str]]:
+        return [("RateLimit-Policy", f'"{self.policy}";q={self.limit};w={self.window}'),
+                ("RateLimit", f'"{self.policy}";r={self.remaining};t={self.reset}')]
+
+
+def check_rate(creator: str) -> Quota | None:
     """Refuse a game past GAMES_PER_MINUTE from ``creator`` (a keyed hash of the address), saying when to retry.
 
     Counted from the games themselves, inside the creating write's lock, so
-    the check and the insert are one step.
+    the check and the insert are one step. Returns what is left of the
+    minute once this game is made (None: no limit).
     """
     limit = current_app.config["GAMES_PER_MINUTE"]
     if not limit:
-        return
+        return None
     now = utcnow()
     since = now - timedelta(minutes=1)
     recent = list(db.session.scalars(
         select(GameRow.created_at).where(GameRow.creator == creator, GameRow.created_at > since)
         .order_by(GameRow.created_at.desc()).limit(limit)))
+    oldest = (recent[-1] if recent[-1].tzinfo else recent[-1].replace(tzinfo=timezone.utc)) if recent else now
+    reset = max(1, math.ceil((oldest + timedelta(minutes=1) - now).total_seconds()))
     if len(recent) >= limit:
-        oldest = recent[-1] if recent[-1].tzinfo else recent[-1].replace(tzinfo=timezone.utc)
-        wait = max(1, math.ceil((oldest + timedelta(minutes=1) - now).total_seconds()))
-        raise TooManyGames(f"This address has created {limit} games in the last minute; try again in {wait} s.",
-                           wait)
+        raise TooManyGames(f"This address has created {limit} games in the last minute; try again in {reset} s.",
+                           reset, Quota("games", limit, 60, 0, reset))
+    return Quota("games", limit, 60, limit - len(recent) - 1, reset)
