@@ -11,7 +11,7 @@ from flask.json.provider import DefaultJSONProvider
 from flask.sessions import SessionInterface
 from werkzeug.middleware.proxy_fix import ProxyFix
 
-from . import advice, cli, config, database, errors, headers, settings
+from . import advice, cli, config, cors, database, errors, headers, settings
 from .extensions import MIGRATIONS, compress, db, migrate
 from .polls import Polls
 
@@ -115,6 +115,7 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     app.config["COMPRESS_ANSWERS"] = app.config.get("COMPRESS_REGISTER", True)
     app.config["COMPRESS_REGISTER"] = False
     compress.init_app(app)
+    cors.init_app(app)  # registered first, so it runs last: after headers.Secure, adding to its Vary
     headers.init_app(app)
     cli.init_app(app)
     advice.init_app(app)

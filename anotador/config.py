@@ -88,6 +88,9 @@ class Defaults:
     #: own names (localhost; with LAN_URL, also its addresses and host name),
     #: or, behind PROXY_HOPS proxies, whatever host they forward.
     TRUSTED_HOSTS = None
+    #: Origins of other web apps allowed to call the API from a browser (a list, or comma-separated;
+    #: e.g. "https://scores.example"). Unset: none (no CORS).
+    CORS_ORIGINS = None
     #: The address phones should open when a game is started from the
     #: machine itself (scripts/serve --lan sets it to the LAN address).
     LAN_URL = None

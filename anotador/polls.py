@@ -44,13 +44,15 @@ class Polls:
         self.flask_app = flask_app
         self.heads = flask_app.extensions["anotador.heads"]
         self.hosts = flask_app.extensions["anotador.hosts"]
+        self.cors = bool(flask_app.extensions.get("anotador.cors"))
         on = flask_app.config.get("COMPRESS_ANSWERS", True) and flask_compress.cache is not None
         self.compress = flask_compress if on else None
         self.encodings = flask_app.extensions["anotador.encodings"].chosen
 
     def __call__(self, environ: dict, start_response: Callable) -> Iterable[bytes]:
         method = environ.get("REQUEST_METHOD")
-        if self.heads.enabled and method in ("GET", "HEAD"):
+        # A cross-origin read (CORS on) goes to the app, which adds what the browser needs to read it.
+        if self.heads.enabled and method in ("GET", "HEAD") and not (self.cors and "HTTP_ORIGIN" in environ):
             match = GAME.fullmatch(environ.get("PATH_INFO", ""))
             if match and self._trusted(environ):
                 try:

@@ -53,6 +53,7 @@ SETTINGS: dict[str, Setting] = {
     "PROXY_HOPS": Setting("int"),
     "TRUSTED_HOSTS": Setting("hosts", optional=True),
     "LAN_URL": Setting("str", optional=True),
+    "CORS_ORIGINS": Setting("hosts", optional=True),
     "SECRET_KEY": Setting("str", optional=True),
     # read by the gunicorn worker (anotador/serving.py) from the environment; checked here all the same
     "REQUEST_TIMEOUT": Setting("number", 0.5, optional=True),
