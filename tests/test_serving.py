@@ -459,8 +459,9 @@ def test_lan_binds_what_it_says(monkeypatch, tmp_path, capsys, network, bind, sa
 
     monkeypatch.setattr(lan, "lan_address", lambda: network)
     monkeypatch.setattr(console.os, "execv", execv)
-    for name in ("BIND", "ANOTADOR_LAN_URL"):
-        monkeypatch.delenv(name, raising=False)
+    for name in ("BIND", "ANOTADOR_LAN_URL"):  # unset now, and unset again after (serve sets them)
+        monkeypatch.setenv(name, "")
+        monkeypatch.delenv(name)
     monkeypatch.setenv("PORT", "8123")
     monkeypatch.setenv("DATABASE_URL", f"sqlite:///{tmp_path / 'lan.sqlite'}")
     result = CliRunner().invoke(console.serve, ["--lan"])
