@@ -199,3 +199,23 @@ def test_unexpected_errors_are_a_500_problem_without_a_trace(app, monkeypatch):
     b = problem(r, 500)
     assert "secret" not in r.get_data(as_text=True) and "Traceback" not in r.get_data(as_text=True)
     assert b["title"] == "Internal Server Error"
+
+
+def test_a_games_sheet_is_sent_as_it_is_free_boxes_null(new_game, advice_tables):
+    """One sheet type: players[].sheet (null = free) is what /score and /advice take, as the closed boxes alone."""
+    table = new_game("generala", ["Ана", "李"])
+    table.turn(0, "ones", [1, 1, 1, 2, 3])
+    table.turn(1, "sixes", [6, 6, 6, 2, 3])
+    game = table.get()
+    as_read = game["players"][0]["sheet"]
+    assert as_read["ones"] == 3 and as_read["twos"] is None
+    closed = {box: points for box, points in as_read.items() if points is not None}
+    for path, body in (("/api/v1/score", {"variant": "generala", "dice": [2, 2, 2, 5, 5]}),
+                       ("/api/v1/advice", {"variant": "generala", "dice": [2, 2, 2, 5, 5], "roll": 2})):
+        sent = table.client.post(path, json={**body, "sheet": as_read})
+        assert sent.status_code == 200, sent.get_json()
+        assert sent.get_json() == table.client.post(path, json={**body, "sheet": closed}).get_json()
+    # a null is still only for a box the sheet has
+    bad = table.client.post("/api/v1/score", json={"variant": "generala", "dice": [1, 2, 3, 4, 5],
+                                                   "sheet": {"yahtzee": None}})
+    assert bad.status_code == 422 and "sheet.yahtzee" in bad.get_json()["errors"]

@@ -174,8 +174,9 @@ class RuleSet:
     def check_sheet(self, sheet: Mapping[str, Any] | None) -> Mapping[str, int]:
         """Return ``sheet`` checked: known boxes, values each box can hold.
 
-        A sheet maps box id → points recorded (0 = scratched); absent boxes
-        are free. Refuses a sheet with fewer free boxes than a turn fills.
+        A sheet maps box id → points recorded (0 = scratched); absent boxes,
+        and boxes mapped to None (as a game's sheet shows a free one), are
+        free. Refuses a sheet with fewer free boxes than a turn fills.
         """
         if sheet is None:
             sheet = {}
@@ -183,15 +184,20 @@ class RuleSet:
             raise InvalidSheetError("sheet must map box ids to recorded points.", "sheet")
         # every value each box can hold costs a new rule set milliseconds: only worked out for a sheet to check
         possible = self.possible_points if sheet else {}
+        closed = {}
         for box_id, pts in sheet.items():
             if box_id not in possible:
                 raise UnknownBoxError(f"This sheet has no box {box_id!r}.", f"sheet.{box_id}")
+            if pts is None:
+                continue  # free
+            closed[box_id] = pts
             if type(pts) is not int:
                 raise InvalidSheetError(f"{box_id} must hold a whole number of points.", f"sheet.{box_id}")
             if pts not in possible[box_id]:
                 allowed = sorted(possible[box_id])
                 shown = ", ".join(map(str, allowed)) if len(allowed) <= 12 else f"0 to {allowed[-1]}"
                 raise InvalidSheetError(f"{box_id} can never hold {pts} points (it holds {shown}).", f"sheet.{box_id}")
+        sheet = closed
         if self._double is not None and sheet.get(self.boxes[self._double].id):
             if not self._double_open(sheet):
                 raise InvalidSheetError(
