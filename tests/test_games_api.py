@@ -368,3 +368,24 @@ def test_an_id_no_game_can_have_is_404_on_both_databases(api, new_game, method, 
         assert r.status_code == 404, (game_id, r.status_code, r.get_data()[:300])
         assert r.mimetype == "application/problem+json" and r.get_json()["status"] == 404
     assert table.get() == before
+
+
+def test_every_201_says_where_what_it_made_is(new_game):
+    """A game: its URL; a turn: its own (GET answers it); a roll-off roll: the history that lists it."""
+    table = new_game("generala", ["Ана", "Beto"])
+    assert table.client.get(table.url()).status_code == 200
+    key = {"Idempotency-Key": "turn-one"}
+    first = table.client.post(table.url("/turns"), json={"player": 0, "dice": [3, 3, 3, 5, 6], "category": "threes"},
+                              headers={**table.auth, **key})
+    assert first.status_code == 201 and first.headers["Location"] == f"/api/v1/games/{table.id}/turns/1"
+    assert first.get_json()["turns"] == 1
+    table.turn(1, "ones", [1, 1, 2, 3, 4])
+    replay = table.client.post(table.url("/turns"), json={"player": 0, "dice": [3, 3, 3, 5, 6], "category": "threes"},
+                               headers={**table.auth, **key})
+    assert replay.headers["Idempotent-Replayed"] == "true" and replay.headers["Location"] == first.headers["Location"]
+    turn = table.client.get(first.headers["Location"])
+    assert turn.status_code == 200 and turn.get_json()["number"] == 1 and turn.get_json()["player"] == 0
+    assert turn.get_json() == table.client.get(table.url("/turns")).get_json()["turns"][0]
+    for missing in (3, 0, -1):
+        r = table.client.get(table.url(f"/turns/{missing}"))
+        assert r.status_code == 404 and r.mimetype == "application/problem+json"

@@ -368,6 +368,8 @@ def test_roll_off(new_game):
     def roll(player, dice, expect=201):
         r = table.client.post(table.url("/roll-off"), json={"player": player, "dice": dice}, headers=table.auth)
         assert r.status_code == expect, r.get_json()
+        if expect == 201:  # the roll is listed in the game's history: its Location
+            assert r.headers["Location"] == f"/api/v1/games/{table.id}/turns"
         return r.get_json()
 
     roll(0, [6, 6, 6, 6, 6])

@@ -15,7 +15,7 @@ import re
 import weakref
 from typing import Any, Callable
 
-from flask import Blueprint, Response, current_app, g, request, url_for
+from flask import Blueprint, Response, current_app, g, jsonify, request, url_for
 from werkzeug.exceptions import BadRequest
 
 from .. import sheets
@@ -80,6 +80,7 @@ def _tail(game: GameRow, state: Game) -> dict[str, Any]:
         "first_player": game.start,
         "turn": None if turn is None else {"player": turn[0], "round": turn[1]},
         "rounds": rules.rounds,
+        "turns": state.turns,
         "status": game.status,
         "winners": list(game.winners),
         "reason": game.reason,
@@ -274,8 +275,12 @@ def idempotency(status: int) -> sheets.Idempotency | None:
     return sheets.Idempotency(key, digest, render)
 
 
-def write(status: int, change) -> Response:
-    """Run a write (``change(if_match, idem)``); answer with the game, or replay a key's answer."""
+def write(status: int, change, locate: Callable[[str, int], str] | None = None) -> Response:
+    """Run a write (``change(if_match, idem)``); answer with the game, or replay a key's answer.
+
+    ``locate(game_id, turns)``: the ``Location`` of what a 201 made, from the
+    game's id and its number of turns once made (a replay's from its body).
+    """
     idem = idempotency(status)
     try:
         game, state = change(tags_sent(request.if_match, weak=False), idem)
@@ -284,13 +289,19 @@ def write(status: int, change) -> Response:
         response.headers["ETag"] = replay.etag
         response.headers["Cache-Control"] = NO_CACHE
         response.headers["Idempotent-Replayed"] = "true"
+        if locate is not None:
+            made = json.loads(replay.body)
+            response.headers["Location"] = locate(made["id"], made["turns"])
         return response
     if idem is not None and idem.stored is not None:
         response = current_app.response_class(idem.stored[1], status=status, mimetype="application/json")
         response.headers["ETag"] = idem.stored[2]
         response.headers["Cache-Control"] = NO_CACHE
-        return response
-    return game_response(game, state, status)
+    else:
+        response = game_response(game, state, status)
+    if locate is not None:
+        response.headers["Location"] = locate(game.id, state.turns)
+    return response
 
 
 # -- views ----------------------------------------------------------------------
@@ -351,7 +362,8 @@ def get_game(game_id: str):
 def record_turn(game_id: str):
     """Record the next turn; the server computes the points."""
     data = load(_turn)
-    return write(201, lambda if_match, idem: sheets.record_turn(game_id, bearer(), if_match, data, idem))
+    return write(201, lambda if_match, idem: sheets.record_turn(game_id, bearer(), if_match, data, idem),
+                 lambda made, turns: url_for(".get_turn", game_id=made, number=turns))
 
 
 @bp.get("/<game_id>/turns")
@@ -375,6 +387,16 @@ def undo_turn(game_id: str):
     return write(200, lambda if_match, idem: sheets.undo_last(game_id, bearer(), if_match, idem))
 
 
+@bp.get("/<game_id>/turns/<int(signed=True):number>")
+def get_turn(game_id: str, number: int):
+    """One recorded turn, with what corrections changed: where a recorded turn's ``Location`` points."""
+    game = sheets.get(game_id)
+    for turn in sheets.turns_of(game):
+        if turn.number == number:
+            return jsonify(turn_body(turn, sheets.corrections_of(game).get(turn.id, ())))
+    raise sheets.GameNotFound(game_id)
+
+
 @bp.patch("/<game_id>/turns/<int(signed=True):number>")
 def correct_turn(game_id: str, number: int):
     """Correct a recorded turn; every later turn is checked again."""
@@ -386,5 +408,7 @@ def correct_turn(game_id: str, number: int):
 def roll_off(game_id: str):
     """One tied player's roll-off roll (``tie_break: roll_off``)."""
     data = load(_roll_off)
+    # A roll-off roll is listed in the game's history (roll_offs): that is where it is.
     return write(201, lambda if_match, idem: sheets.roll_off(game_id, bearer(), if_match, data["player"],
-                                                             data["dice"], idem))
+                                                             data["dice"], idem),
+                 lambda made, _turns: url_for(".list_turns", game_id=made))
