@@ -280,8 +280,10 @@ def test_a_creation_key_is_forgotten_after_its_hour(api, db_url):
     first = create(api)
     engine = sa.create_engine(db_url)
     with engine.begin() as conn:
-        conn.execute(sa.text("UPDATE creation_keys SET created_at = :t"),
-                     {"t": datetime.now(timezone.utc) - timedelta(hours=2)})
+        from anotador.models import CreationKeyRow  # the column's own type stores the time, on either database
+
+        two_hours_ago = datetime.now(timezone.utc) - timedelta(hours=2)
+        conn.execute(sa.update(CreationKeyRow.__table__).values(created_at=two_hours_ago))
     engine.dispose()
     later = create(api)
     assert later.status_code == 201 and "Idempotent-Replayed" not in later.headers
