@@ -107,9 +107,9 @@ class Guard:
             held = dict(self.in_use)
         overdue = [fd for fd, since in held.values() if now - since > self.budget]
         suspect = any(now - since > self.suspect for _, since in held.values())
-        if self.down or suspect:
-            if self.down and now - self.last_probe < 1.0:
-                return
+        # One probe a second at most: a request that holds its connection for seconds (the database is slow,
+        # not gone) costs one connection a second, not one a round.
+        if (self.down or suspect) and now - self.last_probe >= 1.0:
             self.last_probe = now
             answered = self._probe()
             if answered and self.down:

@@ -89,3 +89,16 @@ def test_nothing_held_nothing_asked(pair):
     time.sleep(0.2)
     guard.look()
     assert probe.calls == 0 and not guard.down
+
+
+def test_a_slow_request_costs_one_probe_a_second(pair):
+    """A connection held for seconds on a database that answers: asked once a second, not every round."""
+    probe = Probe()
+    guard = Guard(probe, budget=60, suspect=0.05, every=0.01)
+    guard.take(1, pair[0].fileno())
+    time.sleep(0.1)
+    for _ in range(20):
+        guard.look()
+        time.sleep(0.02)
+    assert probe.calls == 1 and not guard.down and not cut_off(pair[1])
+    guard.give_back(1)
