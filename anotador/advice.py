@@ -42,10 +42,10 @@ from flask import Flask, current_app
 
 from .lru import LRU
 from .sheets.rate import Quota
-from .rules import VARIANTS, RuleSet
-from .solver import Solver, Space
+from .rules import RuleSet
+from .solver import Solver
 from .solver import folder as store
-from .solver.build import ABANDONED, BUILT, BUSY, build, kind_of
+from .solver.build import ABANDONED, BUILT, BUSY, build, builtin_rules, kind_of
 from .solver.folder import key_of
 
 log = logging.getLogger(__name__)
@@ -114,9 +114,9 @@ class Tables:
 
     @property
     def builtin(self) -> dict[str, RuleSet]:
-        """The built-in variants' rule sets by key: built ahead, never pruned."""
+        """The built-in variants' rule sets by key, the quickest to build first: built ahead, never pruned."""
         if self._builtin is None:
-            self._builtin = {key_of(r): r for r in (v.rules() for v in VARIANTS.values())}
+            self._builtin = {key_of(r): r for r in builtin_rules()}  # in the order they are built ahead
         return self._builtin
 
     def path(self, key: str) -> str:
@@ -202,12 +202,12 @@ class Tables:
             return False
         os.makedirs(self.folder, exist_ok=True)
         lock_path = os.path.join(self.folder, store.AHEAD)
-        plan = [key for key, rules in sorted(self.builtin.items(), key=lambda item: Space(item[1]).size)
-                if not os.path.exists(self.path(key))]
-        fd = store.take(lock_path, {"pid": None, "plan": plan})
+        fd = store.take(lock_path)
         if fd is None:
             return False  # another process builds them
         try:
+            # the plan, for the Retry-After of a request that comes before the child has written its own
+            store.write(fd, {"pid": None, "plan": [key for key in self.builtin if not os.path.exists(self.path(key))]})
             # The child inherits the lock (one open file, so one flock) and removes it when done.
             self.ahead_process = self._run(["--ahead", self.folder, str(fd)], pass_fds=(fd,))
         finally:
@@ -272,7 +272,7 @@ class Tables:
         return [k for k in plan if isinstance(k, str) and k in self.builtin] if isinstance(plan, list) else []
 
     def _estimate(self, rules: RuleSet) -> float:
-        return store.seconds_left(self.folder, kind_of(rules), Space(rules).size)
+        return store.seconds_left(self.folder, kind_of(rules), store.states_of(rules))
 
     def _left(self, running: store.Build) -> float:
         return store.build_left(self.folder, running)
@@ -325,7 +325,7 @@ class Tables:
             args += [client or "", "game" if game else "anonymous"]
         spawned = time.time()
         process = self._run([*args, repr(spawned)])
-        self.builds[key] = Spawned(process, store.Build(key, spawned, Space(rules).size, kind_of(rules),
+        self.builds[key] = Spawned(process, store.Build(key, spawned, store.states_of(rules), kind_of(rules),
                                                         client, game, builtin, spawned + 3600))
 
     @staticmethod

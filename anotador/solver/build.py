@@ -43,13 +43,13 @@ def build(spec: dict, path: str, client: str | None = None, game: bool = False, 
     process with :data:`ABANDONED` once it has passed.
     """
     from ..rules import build_rules
-    from .solve import Solver, Space
+    from .solve import Solver
 
     os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
     if os.path.exists(path):
         return BUILT
     rules = build_rules(spec)
-    states, kind = Space(rules).size, kind_of(rules)
+    states, kind = store.states_of(rules), kind_of(rules)
     folder, lock_path = os.path.dirname(path) or ".", path[:-len(".npy")] + store.LOCK
     computing = time.time()
     started = min(spawned or computing, computing)
@@ -119,26 +119,22 @@ def _watch(fd: int) -> None:
             return
 
 
-def builtin_specs() -> list[dict]:
-    """Every built-in variant's rule set, the quickest to build first."""
+def builtin_rules() -> list:
+    """Every built-in variant's rule set, the quickest to build first: the order they are built ahead in."""
     from ..rules import VARIANTS
-    from .solve import Space
 
-    rule_sets = [variant.rules() for variant in VARIANTS.values()]
-    return [r.spec() for r in sorted(rule_sets, key=lambda r: Space(r).size)]
+    return sorted((variant.rules() for variant in VARIANTS.values()), key=store.states_of)
 
 
 def ahead(folder: str, lock_fd: int | None = None) -> int:
     """Build every missing built-in table, one after another; :data:`BUSY` if another process is at it."""
-    from ..rules import build_rules
-
     os.makedirs(folder, exist_ok=True)
     lock_path = os.path.join(folder, store.AHEAD)
     fd = lock_fd if lock_fd is not None else store.take(lock_path)
     if fd is None:
         return BUSY
     try:
-        plan = [(spec, store.key_of(build_rules(spec))) for spec in builtin_specs()]
+        plan = [(rules.spec(), store.key_of(rules)) for rules in builtin_rules()]
         for attempt in range(3):  # a table another process was building: looked at again at the end
             left = [(spec, key) for spec, key in plan if not os.path.exists(store.table_path(folder, key))]
             if not left:

@@ -30,7 +30,7 @@ import time
 import weakref
 from typing import TYPE_CHECKING, NamedTuple
 
-from .solve import SOLVER_VERSION
+from .solve import SOLVER_VERSION, Space
 
 if TYPE_CHECKING:
     from ..rules import RuleSet
@@ -82,6 +82,17 @@ def key_of(rules: "RuleSet") -> str:
                                separators=(",", ":"))
         key = _keys[rules] = hashlib.sha256(canonical.encode()).hexdigest()[:24]
     return key
+
+
+_states: "weakref.WeakKeyDictionary[RuleSet, int]" = weakref.WeakKeyDictionary()
+
+
+def states_of(rules: "RuleSet") -> int:
+    """The number of states a rule set's table holds (what a build's time goes by), worked out once."""
+    states = _states.get(rules)
+    if states is None:
+        states = _states[rules] = Space(rules).size
+    return states
 
 
 def table_path(folder: str, key: str) -> str:
