@@ -151,6 +151,14 @@ def engine_options(config) -> dict:
     return {**options, **config.get("SQLALCHEMY_ENGINE_OPTIONS", {})}
 
 
+def listed(value) -> list[str]:
+    """A setting that names several things: a list, or comma-separated text; its non-empty items."""
+    if not value:
+        return []
+    items = value.split(",") if isinstance(value, str) else value
+    return [item.strip() for item in items if item.strip()]
+
+
 #: Names that always reach this machine from itself; a web page elsewhere cannot be served under them.
 LOCAL_HOSTS = ("localhost", "127.0.0.1", "[::1]")
 
@@ -173,11 +181,9 @@ def hosts(value, lan_url: str | None = None, proxy_hops: int = 0) -> list[str] |
     could reach a LAN server through DNS rebinding under a name of its own.
     Behind a proxy, the proxy chooses the hosts it forwards.
     """
-    if isinstance(value, str):
-        value = [h.strip() for h in value.split(",") if h.strip()]
-    if value:
-        listed = [str(h).strip().lower() for h in value]
-        return None if "*" in listed else listed
+    names = [name.lower() for name in listed(value)]
+    if names:
+        return None if "*" in names else names
     if proxy_hops:
         return None
     if lan_url:

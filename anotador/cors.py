@@ -16,6 +16,7 @@ from urllib.parse import urlsplit
 
 from flask import Flask, Response, request
 
+from .config import listed
 from .settings import SettingsError
 
 METHODS = "GET, HEAD, POST, PATCH, DELETE"
@@ -27,11 +28,8 @@ MAX_AGE = 7200
 
 def origins(value) -> frozenset[str]:
     """``CORS_ORIGINS`` as a set of origins; :class:`SettingsError` for anything that is not one."""
-    if not value:
-        return frozenset()
-    listed = [v.strip() for v in value.split(",")] if isinstance(value, str) else list(value)
     out = set()
-    for origin in filter(None, listed):
+    for origin in listed(value):
         parts = urlsplit(origin)
         if parts.scheme not in ("http", "https") or not parts.hostname or parts.path not in ("", "/") or (
                 parts.query or parts.fragment or parts.username):

@@ -108,6 +108,11 @@ def _chunked_end(buf: bytes | bytearray, pos: int) -> int | None:
             return None
 
 
+def peer_of(address) -> str:
+    """A connection's client address ("" on a unix socket, whose peer has none)."""
+    return address[0] if isinstance(address, tuple) else ""
+
+
 #: gunicorn's own error page (``gunicorn.util.write_error``): its status line and its message.
 _ERROR_PAGE = re.compile(rb"HTTP/1\.1 (\d{3}) ([^\r\n]*)\r\n.*?\r\n\r\n.*?</h1>\s*(.*?)\s*</body>", re.S)
 
@@ -171,8 +176,7 @@ class BufferingWorker(gthread.ThreadWorker):
             if e.errno not in (errno.EAGAIN, errno.ECONNABORTED, errno.EWOULDBLOCK):
                 raise
             return
-        peer = address[0] if isinstance(address, tuple) else ""
-        if PER_ADDRESS and self.per_address.get(peer, 0) >= PER_ADDRESS:
+        if PER_ADDRESS and self.per_address.get(peer_of(address), 0) >= PER_ADDRESS:
             client.close()  # this address has its share of requests still arriving
             return
         self.nr_conns += 1
@@ -232,7 +236,7 @@ class BufferingWorker(gthread.ThreadWorker):
         if len(self.buffering) >= self.max_buffering:
             self._drop(next(iter(self.buffering)))  # the oldest: the likeliest to be trickling on purpose
         self.buffering[conn] = time.monotonic() + REQUEST_TIMEOUT
-        peer = self._peer(conn)
+        peer = peer_of(conn.client)
         self.per_address[peer] = self.per_address.get(peer, 0) + 1
         self.poller.register(conn.sock, selectors.EVENT_READ, partial(self._on_readable, conn))
 
@@ -260,13 +264,9 @@ class BufferingWorker(gthread.ThreadWorker):
         conn.data_ready = True
         self.enqueue_req(conn)
 
-    @staticmethod
-    def _peer(conn) -> str:
-        return conn.client[0] if isinstance(conn.client, tuple) else ""
-
     def _unbuffer(self, conn) -> None:
         if self.buffering.pop(conn, None) is not None:
-            peer = self._peer(conn)
+            peer = peer_of(conn.client)
             left = self.per_address.get(peer, 1) - 1
             if left > 0:
                 self.per_address[peer] = left

@@ -28,6 +28,7 @@ from sqlalchemy import delete, select
 from ..extensions import db
 from ..models import CreationKeyRow, utcnow
 from .errors import IdempotencyMismatch, Replay
+from .times import aware
 
 #: How long the answer to a keyed creation is kept for its retries.
 CREATION_KEY_TTL = timedelta(hours=1)
@@ -70,8 +71,7 @@ def replay_if_known(key: CreationKey) -> None:
                                     CreationKeyRow.created_at).where(CreationKeyRow.key == key.name)).first()
     if row is None:
         return
-    made = row.created_at if row.created_at.tzinfo else row.created_at.replace(tzinfo=utcnow().tzinfo)
-    if made < utcnow() - CREATION_KEY_TTL:
+    if aware(row.created_at) < utcnow() - CREATION_KEY_TTL:
         return  # forgotten: the write below starts afresh (and forgets it)
     db.session.rollback()
     if row.fingerprint != key.fingerprint:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from datetime import timedelta, timezone
+from datetime import timedelta
 from typing import NamedTuple
 
 from flask import current_app
@@ -12,6 +12,7 @@ from sqlalchemy import select
 from ..extensions import db
 from ..models import GameRow, utcnow
 from .errors import TooManyGames
+from .times import aware
 
 
 class Quota(NamedTuple):
@@ -43,7 +44,7 @@ def check_rate(creator: str) -> Quota | None:
     recent = list(db.session.scalars(
         select(GameRow.created_at).where(GameRow.creator == creator, GameRow.created_at > since)
         .order_by(GameRow.created_at.desc()).limit(limit)))
-    oldest = (recent[-1] if recent[-1].tzinfo else recent[-1].replace(tzinfo=timezone.utc)) if recent else now
+    oldest = aware(recent[-1]) if recent else now
     reset = max(1, math.ceil((oldest + timedelta(minutes=1) - now).total_seconds()))
     if len(recent) >= limit:
         raise TooManyGames(f"This address has created {limit} games in the last minute; try again in {reset} s.",
