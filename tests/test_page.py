@@ -343,6 +343,30 @@ def test_the_screen_stays_awake_during_a_game(phone):
     page.wait_for_function("() => window.__wake.includes('release')")
 
 
+def test_start_tapped_before_the_variants_arrive_still_starts_the_game(phone):
+    """A slow network: Start is tapped while /variants is on its way. The form
+    must not submit the browser's way (a GET of the start page), and the house
+    rules seeded in the link must still reach the game."""
+    page = phone()
+    held = []
+    page.route("**/api/v1/variants", lambda route: held.append(route))
+    page.goto('/?rules={"base":"generala","served_bonus":10}')
+    rows = page.locator("#players li")
+    rows.nth(0).locator("input").fill("Ana")
+    rows.nth(1).locator("input").fill("Beto")
+    page.locator("#start").click()  # the inputs are there: the page's module has run
+    page.wait_for_timeout(300)
+    assert "variant=" not in page.url  # no GET submit of the form
+    assert held  # the variants were still on their way
+    for route in held:
+        route.continue_()
+    page.wait_for_url(re.compile(r"/g/[A-Za-z0-9_-]+$"))
+    game = page.url.rsplit("/", 1)[1]
+    body = page.request.get(f"/api/v1/games/{game}").json()
+    assert body["rules"]["served_bonus"] == 10
+    assert page.errors == []
+
+
 def test_the_page_works_under_a_path_prefix(phone, page_app):
     from .conftest import serve_app
 

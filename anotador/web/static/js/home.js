@@ -25,9 +25,11 @@ export async function showHome(navigate) {
   $("#variants").onchange = () => { seedRules = null; renderHouse(); };
   renderPlayers(params.getAll("players").length ? params.getAll("players") : ["", ""]);
   renderRecent();
+  // The handler goes on before the wait: a tap on Start while the variants are
+  // still on their way must not submit the form the browser's way (a GET).
+  $("#new-game").onsubmit = (event) => startGame(event, navigate);
   known = await variants();
   renderHouse();
-  $("#new-game").onsubmit = (event) => startGame(event, navigate);
 }
 
 /** The language changed: every word of the start screen follows. */
@@ -205,6 +207,7 @@ function renderTie(names) {
 
 async function startGame(event, navigate) {
   event.preventDefault();
+  if (!known.length) known = await variants(); // house rules need the variant's options
   const variant = selectedVariant() || { id: selectedId(), options: {} };
   const rows = $$("#players li");
   const names = rows.map((li) => li.querySelector("input").value.trim()).filter(Boolean);
