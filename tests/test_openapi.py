@@ -49,19 +49,85 @@ def test_spec_served_is_the_file(client):
     assert yaml.safe_load(r.get_data(as_text=True)) == SPEC
 
 
-def test_every_variant_id_is_in_the_spec():
-    from anotador.rules import BOX_NAMES, VARIANTS
+def test_every_value_the_engine_knows_is_in_the_spec():
+    from anotador.rules import BOX_NAMES, OPTION_NAMES, REASONS, VARIANTS
+    from anotador.rules import options as o
 
     schemas = SPEC["components"]["schemas"]
     assert schemas["KnownVariantId"]["enum"] == list(VARIANTS)
-    assert set(schemas["BoxId"]["enum"]) == set(BOX_NAMES)
+    assert set(schemas["KnownBoxId"]["enum"]) == set(BOX_NAMES)
+    assert set(schemas["KnownOptionName"]["enum"]) == set(OPTION_NAMES)
+    assert schemas["KnownEndReason"]["enum"] == list(REASONS)
+    for name, values in (("Straight", o.STRAIGHTS), ("DoubleGeneralaAfter", o.DOUBLE_AFTER), ("Joker", o.JOKERS),
+                         ("ServedGenerala", o.SERVED_GENERALA), ("TieBreak", o.TIE_BREAKS),
+                         ("FirstPlayer", o.FIRST_PLAYER)):
+        assert schemas[f"Known{name}"]["enum"] == list(values), name
+
+
+# Enums an answer may carry that stay closed, and why: a value outside them would be another game.
+CLOSED_IN_ANSWERS = {"AdviceResponse.properties.roll": "a turn has at most three rolls in every variant",
+                     "IdempotentReplayed.schema": "a header present only on a replay, and then true"}
+
+
+def _enums_in_answers():
+    """Every enum reachable from a response, as (where, the enum's schema, the schema it was reached through)."""
+    schemas, seen, found = SPEC["components"]["schemas"], set(), []
+
+    def walk(node, where, through):
+        if isinstance(node, list):
+            for item in node:
+                walk(item, where, through)
+        if not isinstance(node, dict):
+            return
+        if "$ref" in node:
+            kind, name = node["$ref"].split("/")[-2:]
+            target = SPEC["components"][kind][name]
+            if name not in seen:
+                seen.add(name)
+                walk(target, name, name)
+            return
+        if "enum" in node:
+            found.append((where, node, through))
+        for key, value in node.items():
+            walk(value, f"{where}.{key}", through)
+
+    for path, item in SPEC["paths"].items():
+        for method, op in item.items():
+            if isinstance(op, dict):
+                walk(op.get("responses", {}), f"{method} {path}", None)
+    return found
+
+
+def test_every_enum_in_an_answer_is_open():
+    """A later version may add a variant, a box, an option value, an end reason: a client generated from
+    this spec must read it (as a plain string) rather than raise. So each enum in an answer is a Known*
+    schema that only ever appears beside a plain string in an anyOf."""
+    schemas = SPEC["components"]["schemas"]
+    wrappers = {}
+    for name, schema in schemas.items():
+        refs = [alt.get("$ref", "").split("/")[-1] for alt in schema.get("anyOf", [])]
+        plain = [alt for alt in schema.get("anyOf", []) if alt.get("type") == "string" and "enum" not in alt]
+        for ref in refs:
+            if ref and plain:
+                wrappers[ref] = name
+    found = _enums_in_answers()
+    assert len(found) >= 12
+    for where, node, through in found:
+        if where in CLOSED_IN_ANSWERS:
+            continue
+        assert through is not None and through.startswith("Known") and where == through, where
+        assert wrappers.get(through) == through.removeprefix("Known"), f"{through} is not opened by an anyOf"
+    # no Known* schema is used bare anywhere but in its own open wrapper
+    text = yaml.safe_dump(SPEC)
+    for known, wrapper in wrappers.items():
+        assert text.count(f"#/components/schemas/{known}'") == 1, known
 
 
 def test_the_effective_rules_are_the_options_and_a_base():
     """EffectiveRules spells out Options' fields (no allOf with siblings, for generators): they must agree."""
     schemas = SPEC["components"]["schemas"]
     options, effective = schemas["Options"], schemas["EffectiveRules"]
-    assert effective["properties"] == {"base": {"$ref": "#/components/schemas/KnownVariantId"},
+    assert effective["properties"] == {"base": {"$ref": "#/components/schemas/VariantId"},
                                        **options["properties"]}
     assert effective["required"] == ["base", *options["required"]]
     # and both are what the service says: every option of every variant, with its base

@@ -17,16 +17,16 @@ from anotador_client.api.scoring import score_roll
 from anotador_client.api.sheets import get_variant_sheet
 from anotador_client.api.variants import list_variants
 from anotador_client.models import (
-    BoxId,
     Game,
     GameCreate,
     GameCreated,
-    GameStatus,
+    KnownBoxId,
+    KnownGameStatus,
+    KnownStraight,
     KnownVariantId,
     Rules,
     ScoreRequest,
     ScoreResponse,
-    Straight,
     Turn,
     ValidationProblem,
     Variant,
@@ -42,19 +42,19 @@ def main(base: str) -> dict[str, object]:
 
     variants = list_variants.sync(client=client)
     assert isinstance(variants, list) and all(isinstance(v, Variant) for v in variants)
-    seen["variants"] = [v.id.value for v in variants]
+    seen["variants"] = [str(v.id) for v in variants]  # a known id is an enum member, a new one a str
 
     scored = score_roll.sync(client=client, body=ScoreRequest(
         variant=KnownVariantId.GENERALA, dice=[3, 3, 3, 5, 5], served=True))
     assert isinstance(scored, ScoreResponse), scored
-    seen["full_served"] = {o.category.value: o.points for o in scored.options or []}.get("full")
+    seen["full_served"] = {str(o.category): o.points for o in scored.options or []}.get("full")
 
     house = score_roll.sync(client=client, body=ScoreRequest(
-        rules=Rules(base=KnownVariantId.GENERALA, straight=Straight.CIRCULAR, served_bonus=0),
+        rules=Rules(base=KnownVariantId.GENERALA, straight=KnownStraight.CIRCULAR, served_bonus=0),
         dice=[3, 4, 5, 6, 1]))
     assert isinstance(house, ScoreResponse), house
     assert house.rules is not None and not isinstance(house.rules, type(None))
-    seen["circular_straight"] = {o.category.value: o.points for o in house.options or []}.get("straight")
+    seen["circular_straight"] = {str(o.category): o.points for o in house.options or []}.get("straight")
 
     bad = score_roll.sync_detailed(client=client, body=ScoreRequest(variant=KnownVariantId.GENERALA,
                                                                    dice=[1, 2, 3, 4, 5, 6]))
@@ -67,10 +67,10 @@ def main(base: str) -> dict[str, object]:
     game: Game | GameCreated = created
     boxes = [b.id for b in created.boxes]
     turns = 0
-    while game.status == GameStatus.PLAYING:
+    while game.status == KnownGameStatus.PLAYING:
         assert game.turn is not None
         seat, rnd = game.turn.player, game.turn.round_  # "round" is a builtin: the generator adds "_"
-        box: BoxId = boxes[rnd - 1]
+        box: KnownBoxId | str = boxes[rnd - 1]
         # rounds 1-6: seat s puts (s % 3) + 1 dice of the round's number in its box; later boxes are scratched
         count, numbers = seat % 3 + 1, rnd <= 6
         dice = [rnd] * count + [d for d in range(1, 7) if d != rnd][:5 - count] if numbers else [1, 2, 3, 4, 6]
@@ -84,7 +84,7 @@ def main(base: str) -> dict[str, object]:
             assert undone.turn is not None and undone.turn.player == seat
             game = undone
     seen["turns"], seen["boxes"] = turns, len(boxes)
-    seen["reason"] = game.reason.value if game.reason is not None else None
+    seen["reason"] = str(game.reason) if game.reason is not None else None
     seen["totals"] = [p.total for p in game.players]
     seen["names"] = [p.name for p in game.players]
 
@@ -94,6 +94,15 @@ def main(base: str) -> dict[str, object]:
     fresh = get_game.sync_detailed(game.id, client=client, if_none_match='"1"')
     assert fresh.status_code == 200 and isinstance(fresh.parsed, Game) and fresh.parsed.version == game.version
     seen["poll"] = [int(polled.status_code), int(fresh.status_code)]
+
+    # A later server may add a variant, a box, an option value, an end reason: this client reads them as str.
+    later = json.loads(fresh.content)
+    later.update(variant="a-new-variant", reason="a_new_reason", status="a_new_status")
+    later["players"][0]["sheet"]["a_new_box"] = 7
+    later["rules"]["straight"] = "a_new_straight"
+    read = Game.from_dict(later)
+    seen["later"] = [read.variant, read.reason, read.status, read.rules.straight if read.rules else None]
+    assert not isinstance(read.variant, KnownVariantId) and isinstance(read.reason, str)
 
     pdf = get_variant_sheet.sync(KnownVariantId.GENERALA.value, client=client, players=6)
     assert isinstance(pdf, File)
