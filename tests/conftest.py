@@ -9,6 +9,7 @@ import re
 import secrets
 import shutil
 import subprocess
+import sys
 import tempfile
 from pathlib import Path
 
@@ -429,3 +430,47 @@ def phone(browser, base_url):
 def shot(page, name, full_page=False):
     SHOTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(SHOTS / f"{name}.png"), full_page=full_page)
+
+
+# -- client generators (tests/test_clients.py, tests/test_readme.py) ---------------------
+
+CLIENTS = ROOT / "build" / "clients"  # kept between runs: the registries are slow, the versions pinned
+PYTHON_GENERATOR = "openapi-python-client==0.29.1"
+MYPY = "mypy==1.19.1"
+
+
+def run(*cmd, timeout=600, **kw) -> subprocess.CompletedProcess:
+    return subprocess.run([str(c) for c in cmd], capture_output=True, text=True, timeout=timeout, **kw)
+
+
+@pytest.fixture(scope="session")
+def python_tools():
+    """A venv with openapi-python-client and mypy (made once, kept in build/clients)."""
+    venv = CLIENTS / f"py{sys.version_info[0]}{sys.version_info[1]}-venv"
+    python = venv / "bin" / "python"
+    stamp = venv / ".ready"
+    wanted = f"{PYTHON_GENERATOR} {MYPY}"
+    if not (stamp.exists() and stamp.read_text() == wanted):
+        made = run(sys.executable, "-m", "venv", "--clear", venv)
+        assert made.returncode == 0, made.stderr
+        got = run(python, "-m", "pip", "install", "-q", "--disable-pip-version-check", PYTHON_GENERATOR, MYPY)
+        require(got.returncode == 0, f"pip could not install {wanted} from the registry: {got.stderr[-400:]}")
+        stamp.write_text(wanted)
+    return venv
+
+
+@pytest.fixture(scope="session")
+def node_tools():
+    """node_modules with openapi-typescript, openapi-fetch, TypeScript and Spectral, as tests/clients/ts pins them."""
+    require(shutil.which("npm") is not None and shutil.which("node") is not None,
+            "Node.js and npm are not installed: the TypeScript client and Spectral checks need them")
+    folder = CLIENTS / "node"
+    folder.mkdir(parents=True, exist_ok=True)
+    wanted = (ROOT / "tests" / "clients" / "ts" / "package.json").read_text()
+    stamp = folder / ".ready"
+    if not (stamp.exists() and stamp.read_text() == wanted and (folder / "node_modules").is_dir()):
+        (folder / "package.json").write_text(wanted)
+        got = run("npm", "install", "--no-audit", "--no-fund", "--loglevel=error", cwd=folder)
+        require(got.returncode == 0, f"npm could not install the TypeScript tools: {got.stderr[-400:]}")
+        stamp.write_text(wanted)
+    return folder / "node_modules"

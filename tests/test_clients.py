@@ -17,24 +17,13 @@ import json
 import os
 import shutil
 import subprocess
-import sys
 import threading
 from pathlib import Path
 
 import pytest
 from werkzeug.serving import make_server
 
-from .conftest import dispose, migrated_app, require
-
-ROOT = Path(__file__).resolve().parents[1]
-CLIENTS = ROOT / "build" / "clients"  # kept between runs: the registries are slow, the versions pinned
-PYTHON_GENERATOR = "openapi-python-client==0.29.1"
-MYPY = "mypy==1.19.1"
-
-
-def run(*cmd, timeout=600, **kw) -> subprocess.CompletedProcess:
-    return subprocess.run([str(c) for c in cmd], capture_output=True, text=True, timeout=timeout, **kw)
-
+from .conftest import ROOT, dispose, migrated_app, run
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
@@ -47,22 +36,6 @@ def server(tmp_path_factory):
     yield f"http://127.0.0.1:{httpd.server_port}"
     httpd.shutdown()
     dispose(app)
-
-
-@pytest.fixture(scope="module")
-def python_tools():
-    """A venv with openapi-python-client and mypy (made once, kept in build/clients)."""
-    venv = CLIENTS / f"py{sys.version_info[0]}{sys.version_info[1]}-venv"
-    python = venv / "bin" / "python"
-    stamp = venv / ".ready"
-    wanted = f"{PYTHON_GENERATOR} {MYPY}"
-    if not (stamp.exists() and stamp.read_text() == wanted):
-        made = run(sys.executable, "-m", "venv", "--clear", venv)
-        assert made.returncode == 0, made.stderr
-        got = run(python, "-m", "pip", "install", "-q", "--disable-pip-version-check", PYTHON_GENERATOR, MYPY)
-        require(got.returncode == 0, f"pip could not install {wanted} from the registry: {got.stderr[-400:]}")
-        stamp.write_text(wanted)
-    return venv
 
 
 @pytest.fixture(scope="module")
@@ -122,23 +95,6 @@ def test_a_whole_game_through_the_generated_python_client_typed(python_tools, py
     played = run(python_tools / "bin" / "python", script, server, env=env, cwd=out, timeout=120)
     assert played.returncode == 0, played.stdout + played.stderr
     check_game(json.loads(played.stdout.strip().splitlines()[-1]))
-
-
-@pytest.fixture(scope="module")
-def node_tools():
-    """node_modules with openapi-typescript, openapi-fetch, TypeScript and Spectral, as tests/clients/ts pins them."""
-    require(shutil.which("npm") is not None and shutil.which("node") is not None,
-            "Node.js and npm are not installed: the TypeScript client and Spectral checks need them")
-    folder = CLIENTS / "node"
-    folder.mkdir(parents=True, exist_ok=True)
-    wanted = (ROOT / "tests" / "clients" / "ts" / "package.json").read_text()
-    stamp = folder / ".ready"
-    if not (stamp.exists() and stamp.read_text() == wanted and (folder / "node_modules").is_dir()):
-        (folder / "package.json").write_text(wanted)
-        got = run("npm", "install", "--no-audit", "--no-fund", "--loglevel=error", cwd=folder)
-        require(got.returncode == 0, f"npm could not install the TypeScript tools: {got.stderr[-400:]}")
-        stamp.write_text(wanted)
-    return folder / "node_modules"
 
 
 def test_a_whole_game_through_a_typescript_client_strictly_typed(node_tools, server, tmp_path):
