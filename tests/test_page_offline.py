@@ -15,7 +15,7 @@ needs("playwright.sync_api", "pip install playwright")
 from playwright.sync_api import expect  # noqa: E402
 
 from .conftest import shot
-from .pagekit import api_turns, cell, choose, roll, start_game
+from .pagekit import api_turns, cell, choose, option, roll, start_game
 
 
 def test_three_turns_tapped_offline_are_sent_in_order_once(phone):
@@ -24,11 +24,11 @@ def test_three_turns_tapped_offline_are_sent_in_order_once(phone):
     page.context.set_offline(True)
     plan = [(0, [1, 1, 1, 2, 3], "Ones", "ones", 3), (1, [2, 2, 5, 5, 6], "Twos", "twos", 4),
             (2, [3, 3, 3, 3, 1], "Threes", "threes", 12)]
-    for player, dice, box, box_id, _ in plan:
+    for player, dice, box, box_id, points in plan:
         roll(page, dice)
-        # no server to score: every free box is offered, scored when the turn is sent
-        expect(page.locator("#options button").first).to_contain_text("…")
-        choose(page, box)
+        # no server to score: the game's scoring table does, as the server would
+        expect(option(page, box, points)).to_be_visible()
+        choose(page, box, points)
         expect(cell(page, player, box_id)).to_have_class(re.compile("pending"))
     expect(page.locator("#pending")).to_have_text("3 record(s) waiting to be sent")
     expect(page.locator("#offline")).to_be_visible()
@@ -42,6 +42,33 @@ def test_three_turns_tapped_offline_are_sent_in_order_once(phone):
     turns = api_turns(page, game)["turns"]
     assert [(t["player"], t["boxes"][0]["category"]) for t in turns] == [(0, "ones"), (1, "twos"), (2, "threes")]
     assert page.evaluate("Object.keys(localStorage).filter(k => k.startsWith('anotador.queue'))") == []
+    assert page.errors == []
+
+
+def test_offline_the_pad_offers_only_what_the_roll_scores(phone):
+    """2-2-2-3-3 offline is a full house, never a generala; a served generala still wins on the spot."""
+    page = phone()
+    game = start_game(page, ["Ana", "Beto"])
+    page.wait_for_function("() => Object.keys(localStorage).some(k => k.startsWith('anotador.table.'))")
+    page.wait_for_function("() => navigator.serviceWorker.controller !== null")
+    page.context.set_offline(True)
+    page.reload()  # opened again with no connection at all: the kept shell, sheet and table
+    expect(page.locator("#play")).to_be_visible()
+    roll(page, [2, 2, 2, 3, 3])
+    labels = page.locator("#options button .label")
+    expect(labels.first).to_have_text("Full house")
+    assert "Generala" not in labels.all_inner_texts()
+    assert [t.split("\n")[0] for t in labels.all_inner_texts()] == ["Full house", "Twos", "Threes"]  # 6 each: sheet order
+    expect(page.locator("#options button .pts").first).to_have_text("30")
+    roll(page, [2, 2, 2, 3, 3], served=True)
+    expect(page.locator("#options button .pts").first).to_have_text("35")  # the served bonus
+    choose(page, "Full house", 35)
+    expect(cell(page, 0, "full")).to_have_class(re.compile("pending"))
+    shot(page, "14b-offline-scored")
+    page.context.set_offline(False)
+    expect(cell(page, 0, "full")).to_have_text("35", timeout=8000)
+    expect(cell(page, 0, "full")).not_to_have_class(re.compile("pending"))
+    assert [t["boxes"][0]["points"] for t in api_turns(page, game)["turns"]] == [35]
     assert page.errors == []
 
 

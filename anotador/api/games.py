@@ -21,10 +21,11 @@ from werkzeug.exceptions import BadRequest
 from .. import sheets
 from ..models import GameRow
 from ..rules import Game, RuleSet
+from ..rules.table import offline_table
 from ..schemas import FastLoader, GameCreateSchema, RollOffSchema, TurnPatchSchema, TurnSchema, VariantSchema
 from ..headers import API_CSP
 from ..lru import LRU
-from .common import client_key, load, public_url, resolve_rules, tags_sent
+from .common import client_key, etag_of, fixed, load, public_url, resolve_rules, tags_sent
 
 bp = Blueprint("games", __name__, url_prefix="/games")
 
@@ -412,3 +413,23 @@ def roll_off(game_id: str):
     return write(201, lambda if_match, idem: sheets.roll_off(game_id, bearer(), if_match, data["player"],
                                                              data["dice"], idem),
                  lambda made, _turns: url_for(".list_turns", game_id=made))
+
+
+#: Each rule set's offline table as JSON, with its ETag: games under the same rules share it.
+_tables: LRU[str, tuple[str, str]] = LRU(64)
+
+
+@bp.get("/<game_id>/scoring")
+def scoring_table(game_id: str):
+    """What the page needs to score this game's rolls with no connection (rules/table.py).
+
+    It depends on the rules only, so it never changes: cacheable, and the page keeps it.
+    """
+    game = sheets.get(game_id)
+    key = json.dumps(game.rules, sort_keys=True)
+    kept = _tables.get(key)
+    if kept is None:
+        text = current_app.json.dumps(offline_table(sheets.rules_of(game)))
+        kept = (text, etag_of(text))
+        _tables.put(key, kept)
+    return fixed(kept[0], kept[1], "application/json")

@@ -14,9 +14,10 @@ from functools import cached_property
 from itertools import combinations
 from typing import TYPE_CHECKING, Any
 
-from .boxes import FIXED, NUMBER, SUM, Box, Counts, count, total
+from .boxes import FIXED, SUM, Box, Counts, count
 from .errors import InvalidDiceError, InvalidGroupsError, InvalidOptionError, InvalidSheetError, NoFreeBoxError, UnknownBoxError
 from .names import BOX_NAMES
+from .joker import YahtzeeJoker
 from .options import Options
 from .spec import (GROUP, THREE_AFTER, Assignment, BoxSpec, Option, Placement, Score, SectionBonus, expand,
                    groups_of, pattern)
@@ -26,7 +27,7 @@ if TYPE_CHECKING:  # pragma: no cover - a rule set names its variant; variants b
 
 
 @dataclass(frozen=True, eq=False)
-class RuleSet:
+class RuleSet(YahtzeeJoker):
     """Every rule of one game, frozen: built once, shared, never changed."""
 
     variant: "Variant"
@@ -265,70 +266,21 @@ class RuleSet:
             return joker[0]
         return row
 
-    # -- the Yahtzee joker ------------------------------------------------
+    def watched(self, counts: Counts) -> tuple[str, ...]:
+        """The boxes whose state (free, 0, points) this group's score reads, besides which boxes are free.
 
-    @cached_property
-    def _yahtzee(self) -> int | None:
-        if not self.options.joker:
-            return None
-        return next((i for i, b in enumerate(self.boxes) if b.role == "yahtzee"), None)
-
-    def joker(self, counts: Counts, sheet: Mapping[str, int]) -> tuple[list[int], frozenset[int] | None, int] | None:
-        """A further Yahtzee: its points in every box, the boxes it may go in, and its bonus.
-
-        Five of a kind with the yahtzee box already closed (scored or
-        scratched). Its bonus (``yahtzee_bonus``) only while that box holds
-        points. ``joker: forced`` (the official rule): the matching upper box
-        if free; else any free lower box, at full value (the fixed boxes'
-        values, the sum boxes' totals); else any free upper box, at 0.
-        ``joker: free`` (Verhoeff's convention): any free box; the fixed lower
-        boxes count only once the matching upper box is closed. None for
-        any other roll.
+        Every rule above that looks at the sheet reads one of these: the
+        generala box (double generala, a served generala), the yahtzee box
+        and the matching upper box (a joker). The offline table
+        (:mod:`.table`) has one case per state of them.
         """
-        y = self._yahtzee
-        if y is None or max(counts) < GROUP:
-            return None
-        held = sheet.get(self.boxes[y].id)
-        if held is None:
-            return None
-        face = counts.index(GROUP) + 1
-        upper = next(i for i, b in enumerate(self.boxes) if b.kind == NUMBER and b.face == face)
-        upper_free = self.boxes[upper].id not in sheet
-        row = list(self._row(counts, False))
-        lower = [i for i, b in enumerate(self.boxes) if b.kind != NUMBER and i != y]
-        allowed: frozenset[int] | None = None
-        if self.options.joker == "forced":
-            free = {i for i, b in enumerate(self.boxes) if b.id not in sheet}
-            if upper in free:
-                allowed = frozenset({upper})
-            elif free & set(lower):
-                allowed = frozenset(free & set(lower))
-                for i in lower:
-                    row[i] = self.boxes[i].value if self.boxes[i].kind == FIXED else total(counts)
-            else:
-                allowed = frozenset(i for i in free if self.boxes[i].kind == NUMBER)
-        else:
-            for i in lower:
-                if self.boxes[i].kind == FIXED:
-                    row[i] = self.boxes[i].value if not upper_free else 0
-        bonus = (self.options.yahtzee_bonus or 0) if held else 0
-        return row, allowed, bonus
-
-    def allowed(self, counts: Counts | None, sheet: Mapping[str, int]) -> frozenset[str] | None:
-        """The only boxes this roll may go in (a forced joker), or None: any free box."""
-        if counts is None:
-            return None
-        joker = self.joker(counts, sheet)
-        if joker is None or joker[1] is None:
-            return None
-        return frozenset(self.boxes[i].id for i in joker[1])
-
-    def bonus_for(self, counts: Counts | None, sheet: Mapping[str, int]) -> int:
-        """Points this roll earns besides its box (a further Yahtzee's bonus)."""
-        if counts is None:
-            return 0
-        joker = self.joker(counts, sheet)
-        return joker[2] if joker else 0
+        if max(counts) < GROUP:
+            return ()
+        if self._yahtzee is not None:
+            return (self.boxes[self._yahtzee].id, self.boxes[self._upper_of(counts)].id)
+        if self._generala is not None:
+            return (self._generala,)
+        return ()
 
     @cached_property
     def _ids(self) -> tuple[str, ...]:
@@ -337,24 +289,27 @@ class RuleSet:
     def _free(self, sheet: Mapping[str, int]) -> list[int]:
         return [i for i, box_id in enumerate(self._ids) if box_id not in sheet]
 
+    def judge(self, counts: Counts, served: bool, sheet: Mapping[str, int]
+              ) -> tuple[Sequence[int], tuple[tuple[int, ...], ...] | None, bool, int]:
+        """A group on a sheet before the free boxes are picked: its points in every box, the order of
+        groups it must go in (a forced joker; None: any free box), whether it wins, its bonus."""
+        joker = self.joker(counts, sheet) if self._yahtzee is not None else None
+        if joker is None:
+            row, order, bonus = self.points_on(counts, served, sheet), None, 0
+        else:
+            row, order, bonus = joker
+        return row, order, self.wins_on_the_spot(counts, served, sheet), bonus
+
     def score_counts(self, counts: Counts, served: bool, sheet: Mapping[str, int]) -> Score:
         """Score a group given as counts on a checked sheet (see :meth:`score`)."""
         free = self._free(sheet)
         ids = self._ids
-        joker = self.joker(counts, sheet) if self._yahtzee is not None else None
-        if joker is None:
-            row, bonus = self.points_on(counts, served, sheet), 0
-        else:
-            row, allowed, bonus = joker
-            if allowed is not None:
-                free = [i for i in free if i in allowed]
+        row, order, wins, bonus = self.judge(counts, served, sheet)
+        if order is not None:
+            allowed = self._first_free(order, free)
+            free = [i for i in free if i in allowed]
         ranked = sorted((-row[i], i) for i in free if row[i] > 0)
-        return Score(
-            tuple(Option(ids[i], -neg) for neg, i in ranked),
-            tuple(ids[i] for i in free),
-            self.wins_on_the_spot(counts, served, sheet),
-            bonus,
-        )
+        return Score(tuple(Option(ids[i], -neg) for neg, i in ranked), tuple(ids[i] for i in free), wins, bonus)
 
     # -- questions callers ask --------------------------------------------
 
@@ -430,7 +385,7 @@ class RuleSet:
         generala, a served generala that wins, a Yahtzee joker and its bonus.
         Every other group scores its plain row in any free box.
         """
-        return max(counts) >= GROUP and (self._generala is not None or self._yahtzee is not None)
+        return bool(self.watched(counts))
 
     @cached_property
     def held_matters(self) -> tuple[int, ...]:

@@ -8,6 +8,7 @@ import { Outbox, ROOT, call, url, variants } from "./api.js";
 import { $, confirmDialog, el, focus, toast } from "./helpers.js";
 import { showAnalysis } from "./hint.js";
 import { Pad } from "./pad.js";
+import { scoreOffline } from "./scoring.js";
 import { edges, renderLegend, renderSheet } from "./sheet.js";
 import { Share } from "./share.js";
 import { store } from "./store.js";
@@ -64,6 +65,8 @@ export class GameView {
     $("#conflict").hidden = true;
     const seen = store.lastSeen(id);
     if (seen) this.setGame(seen.game, null);  // at once, and with no connection at all
+    this.table = store.table(id);
+    if (!this.table) this.loadTable(id);
     const all = await variants();
     this.refresh().then(() => {
       this.variant = all.find((v) => v.id === (this.game && this.game.variant)) || null;
@@ -102,6 +105,7 @@ export class GameView {
     }
     this.failures = 0;
     this.setOffline(false);
+    if (!this.table) this.loadTable(this.id);  // opened with no connection: fetch it now
     if (this.outbox && this.outbox.items().length) this.outbox.flush();
     if (res.status === 304) return;
     if (res.status === 404) {
@@ -118,7 +122,7 @@ export class GameView {
     this.offline = down;
     $("#offline").hidden = !down;
     $("#offline").textContent = down ? t("offline") : "";
-    if (!down && this.pad.result && this.pad.result.offline) this.pad.result = null;
+    if (!down && this.pad.result && (this.pad.result.offline || this.pad.result.local)) this.pad.result = null;
     this.render();
   }
 
@@ -145,6 +149,20 @@ export class GameView {
   // -- what the pad asks ---------------------------------------------------------------
 
   rules() { return this.game.rules; }
+  /** A group of five dice scored from the game's table (no connection), or null. */
+  scoreOffline(dice, served, sheet) { return scoreOffline(this.table, dice, served, sheet); }
+
+  /** The game's scoring table, fetched once and kept on this phone for the times it has no connection. */
+  async loadTable(id) {
+    if (this.tableLoading) return;
+    this.tableLoading = true;
+    const res = await call("GET", `/api/v1/games/${encodeURIComponent(id)}/scoring`).finally(() => {
+      this.tableLoading = false;
+    });
+    if (!res.ok || id !== this.id) return;
+    this.table = res.data;
+    store.keepTable(id, res.data, (res.headers.get("ETag") || "").replace(/\W/g, ""));
+  }
   boxesPerTurn() { return this.game.rules.base === "double-cameroon" ? 2 : 1; }
   diceCount() { return this.rollOff() ? 5 : this.boxesPerTurn() * 5; }
   playerName(i) { return this.game.players[i].name; }

@@ -1,8 +1,9 @@
 // The dice pad: tap the dice as they came, say if they were served, pick a
 // box from the ones the server offers (best first), or scratch one.
 //
-// The pad never scores: /api/v1/score does. With no connection it offers
-// every free box, and the points are computed when the turn is sent.
+// The pad never scores by itself: /api/v1/score does, or with no connection
+// the game's scoring table, the engine's own answers (scoring.js); the server
+// scores the turn again when it is sent. Ten dice offline: every free box.
 
 import { call } from "./api.js";
 import { $, confirmDialog, el, focus } from "./helpers.js";
@@ -115,7 +116,12 @@ export class Pad {
     if (!this.result || this.result.key !== key) {
       const res = await call("POST", "/api/v1/score", { body });
       if (seq !== this.seq) return; // a newer roll is being scored
-      this.result = res.status === 0 ? { key, offline: true } : { key, res };
+      if (res.status === 0) {
+        const data = this.game.scoreOffline(this.dice, this.served, body.sheet);
+        this.result = data ? { key, res: { ok: true, status: 200, data }, local: true } : { key, offline: true };
+      } else {
+        this.result = { key, res };
+      }
     }
     this.drawOptions();
   }

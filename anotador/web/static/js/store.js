@@ -36,6 +36,21 @@ export const store = {
     else localStorage.removeItem(`anotador.queue.${id}`);
   },
 
+  /** A game's scoring table (its rules as data, to score with no connection); games under one rule set share it. */
+  table(id) {
+    const g = store.games().find((x) => x.id === id);
+    return g && g.table ? read(`anotador.table.${g.table}`, null) : null;
+  },
+  keepTable(id, table, tag) {
+    if (!tag) return;
+    write(`anotador.table.${tag}`, table);
+    store.remember({ id, table: tag });
+    const used = new Set(store.games().map((g) => g.table));
+    for (const key of Object.keys(localStorage)) {
+      if (key.startsWith("anotador.table.") && !used.has(key.slice(15))) localStorage.removeItem(key);
+    }
+  },
+
   flag(name) { return read(`anotador.flag.${name}`, false); },
   setFlag(name, value = true) { write(`anotador.flag.${name}`, value); },
 };
