@@ -219,7 +219,7 @@ def test_a_turn_recorded_by_two_phones_shows_the_conflict(phone):
     choose(b, "Full house", 30)  # B's sheet is a second behind: its turn is refused, and shown
     expect(b.locator("#conflict-title")).to_have_text("Another phone recorded first")
     expect(b.locator("#conflict-text")).to_have_text(
-        "While this phone was offline, Ana's turn was recorded: Full house 30. Yours, not sent: Ana: Full house 30.")
+        "Another phone recorded Ana's turn first: Full house 30. Yours, not sent: Ana: Full house 30.")
     expect(cell(b, 0, "full")).to_have_text("30")
     expect(b.locator("#turn-line")).to_have_text("Beto's turn · round 1 of 10")
     shot(b, "10-conflict")

@@ -9,6 +9,8 @@ from __future__ import annotations
 import json
 import re
 
+import pytest
+
 from .conftest import needs
 
 needs("playwright.sync_api", "pip install playwright")
@@ -135,7 +137,7 @@ def test_a_turn_recorded_meanwhile_by_another_phone_is_shown_not_forced(phone):
     expect(cell(b, 0, "full")).to_have_text("30")
     a.context.set_offline(False)
     expect(a.locator("#conflict")).to_be_visible(timeout=8000)
-    expect(a.locator("#conflict-text")).to_contain_text("Ana's turn was recorded: Full house 30")
+    expect(a.locator("#conflict-text")).to_contain_text("Another phone recorded Ana's turn first: Full house 30")
     expect(a.locator("#conflict-text")).to_contain_text("Ana: Fives")
     expect(cell(a, 0, "full")).to_have_text("30")          # what is now recorded
     expect(cell(a, 0, "fives")).to_have_text("")            # A's turn was not forced in
@@ -196,3 +198,59 @@ def test_installable_manifest_icons_and_favicon(client):
     assert sw.status_code == 200 and sw.mimetype == "text/javascript" and sw.headers["Service-Worker-Allowed"] == "/"
     script = sw.get_data(as_text=True)
     assert "__ASSETS__" not in script and '"/static/js/main.js"' in script and "/api/" in script
+
+
+REFUSED = {
+    "es-ES": ("No se anotó", "El turno de Анастасия (ronda 1) no se anotó",
+              "Con las reglas de esta partida esos dados no van en ese casillero.", "Volver a cargar mis dados"),
+    "de-DE": ("Nicht eingetragen", "Der Zug von Анастасия (Runde 1) wurde nicht eingetragen",
+              "Nach den Regeln dieses Spiels passen diese Würfel nicht in dieses Feld.", "Würfel"),
+}
+
+
+@pytest.mark.parametrize("locale", list(REFUSED))
+def test_a_refused_queued_turn_is_said_in_the_pages_language_and_the_later_turns_follow(phone, locale):
+    """Three turns queued offline; the server refuses the first (a 422, as when the rules disagree): the page
+    says so in its language, naming the player and the round, the later turns wait for it, and once it is
+    entered again all three are recorded in order."""
+    title, text, reason, reenter = REFUSED[locale]
+    page = phone()
+    game = start_game(page, ["Анастасия", "Beto", "Ceci"])
+    page.evaluate("lang => localStorage.setItem('anotador.lang', lang)", locale[:2])
+    page.reload()
+    expect(page.locator("#play")).to_be_visible()
+    page.wait_for_function("() => Object.keys(localStorage).some(k => k.startsWith('anotador.table.'))")
+    page.context.set_offline(True)
+    for dice, box in (([5, 5, 5, 2, 1], "fives"), ([1, 1, 3, 4, 6], "ones"), ([2, 2, 3, 4, 6], "twos")):
+        roll(page, dice, lang=locale[:2])
+        page.locator(f'#options button[data-focus-key="opt:{box}"]').click()
+    refused = {"n": 0}
+
+    def refuse_first(route):
+        if route.request.method == "POST" and refused["n"] == 0:
+            refused["n"] += 1
+            route.fulfill(status=422, content_type="application/problem+json", body=json.dumps({
+                "type": "tag:anotador,2026:problem:validation-error", "title": "Invalid request", "status": 422,
+                "detail": "5-5-5-2-1 does not qualify for fives.", "errors": {"category": ["does not qualify"]}}))
+        else:
+            route.continue_()
+
+    page.route("**/api/v1/games/*/turns", refuse_first)
+    page.context.set_offline(False)
+    expect(page.locator("#conflict")).to_be_visible(timeout=8000)
+    expect(page.locator("#conflict-title")).to_have_text(title)
+    expect(page.locator("#conflict-text")).to_contain_text(text)
+    expect(page.locator("#conflict-text")).to_contain_text(reason)
+    assert "qualify" not in page.locator("#conflict-text").inner_text()  # never the server's English
+    shot(page, f"16-refused-{locale}")
+    assert api_turns(page, game)["turns"] == []      # the later turns wait: they follow it
+    page.locator("#conflict-reenter").click()
+    expect(page.locator("#conflict")).to_be_hidden()
+    expect(page.locator("#tray button.die")).to_have_count(5)  # the refused turn's dice, for Анастасия
+    expect(page.locator("#play-title")).to_contain_text("Анастасия")
+    page.locator('#options button[data-focus-key="opt:fives"]').click()
+    expect(page.locator("#pending")).to_be_hidden(timeout=8000)  # all three sent
+    turns = api_turns(page, game)["turns"]
+    assert [(t["player"], t["boxes"][0]["category"], t["boxes"][0]["points"]) for t in turns] == \
+        [(0, "fives", 15), (1, "ones", 2), (2, "twos", 4)]
+    assert page.errors == []

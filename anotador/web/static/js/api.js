@@ -66,10 +66,10 @@ export class Outbox {
 
   items() { return store.queue(this.id); }
 
-  /** Queue a write and send it (and anything before it) now. */
-  add(item) {
+  /** Queue a write (``first``: before every other) and send it (and anything before it) now. */
+  add(item, { first = false } = {}) {
     const full = { key: newKey(), at: Date.now(), ...item };
-    store.setQueue(this.id, [...this.items(), full]);
+    store.setQueue(this.id, first ? [full, ...this.items()] : [...this.items(), full]);
     this.on.changed();
     this.flush();
     return full;

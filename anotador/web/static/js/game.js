@@ -52,7 +52,7 @@ export class GameView {
       store.remember({ id, token: match[1], at: new Date().toISOString() });
       history.replaceState({}, "", `${ROOT}/g/${id}`); // the token stays on this phone, not in the address bar
     }
-    Object.assign(this, { id, token: store.token(id), game: null, etag: null, fix: null, conflict: null,
+    Object.assign(this, { id, token: store.token(id), game: null, etag: null, fix: null, conflict: null, refused: null,
                           variant: null, failures: 0, active: true });
     this.outbox = this.token ? new Outbox(id, this.token, {
       sent: (game, etag, item) => this.sent(game, etag, item),
@@ -191,7 +191,7 @@ export class GameView {
     const g = this.game;
     if (!g || !g.turn) return null;
     let turn = { ...g.turn };
-    for (const item of this.queued()) {
+    for (const item of [...(this.refused ? [this.refused] : []), ...this.queued()]) {
       if (item.kind !== "turn") continue;
       const n = g.players.length;
       const player = (turn.player + 1) % n;
@@ -206,6 +206,7 @@ export class GameView {
 
   who() {
     if (this.fix) return this.fix.player;
+    if (this.refused) return this.refused.player;  // a refused turn being entered again goes first
     const r = this.rollOff();
     if (r) return r.player;
     const due = this.due();
@@ -286,8 +287,17 @@ export class GameView {
       store.setFlag("fixHintSeen");
       pad.set(fix.saved.dice, fix.saved.served);  // the roll that was half entered before
       focus(fix.cell);
+    } else if (this.refused) {
+      // the refused turn entered again: first in the queue, then what was recorded after it
+      const round = this.refused.round;
+      this.refused = null;
+      this.outbox.add({ ...item, kind: "turn", method: "POST", path: "/turns", body, round }, { first: true });
+      this.outbox.resume();
+      pad.set([]);
+      focus($("#faces button"));
     } else {
-      this.outbox.add({ ...item, kind: "turn", method: "POST", path: "/turns", body });
+      const due = this.due();
+      this.outbox.add({ ...item, kind: "turn", method: "POST", path: "/turns", body, round: due && due.round });
       pad.set([]);
       focus($("#faces button"));
     }
@@ -304,32 +314,52 @@ export class GameView {
 
   // -- conflicts ---------------------------------------------------------------------
 
+  /** A write the server refused: said in the page's language, naming the player and the turn. */
   async showConflict(item, res) {
     this.conflict = item;
     await this.refresh();
-    const detail = res.data ? res.data.detail : String(res.status);
-    let now = detail;
-    if (res.status === 409 && item.kind === "turn") {
+    const slug = ((res.data && res.data.type) || "").split(":").pop();
+    let theirs = null;
+    if (res.status === 409 && item.kind === "turn" && ["not-your-turn", "box-closed", "conflict"].includes(slug)) {
+      // another phone recorded this turn first: say what it recorded
       const h = await call("GET", `/api/v1/games/${encodeURIComponent(this.id)}/turns`);
-      const theirs = h.ok ? [...h.data.turns].reverse().find((x) => x.player === item.player) : null;
-      if (theirs) now = theirs.boxes.map((b) => `${this.boxName(b.category)} ${b.points}`).join(" + ");
+      theirs = h.ok ? [...h.data.turns].reverse().find((x) => x.player === item.player) : null;
     }
-    $("#conflict-title").textContent = res.status === 409 ? t("conflict_title") : t("error", { detail: "" });
-    $("#conflict-text").textContent = res.status === 409
-      ? t("conflict_text", { name: this.playerName(item.player), now, mine: item.label }) : detail;
+    this.conflict.taken = Boolean(theirs);
+    if (theirs) {
+      const now = theirs.boxes.map((b) => `${this.boxName(b.category)} ${b.points}`).join(" + ");
+      $("#conflict-title").textContent = t("conflict_title");
+      $("#conflict-text").textContent = t("conflict_text", { name: this.playerName(item.player), now, mine: item.label });
+    } else {
+      const reason = res.status === 422 ? t("refused_rules") : t({ "box-closed": "refused_closed", "game-over": "refused_over",
+        stale: "refused_stale", unauthorized: "refused_token", forbidden: "refused_token" }[slug] || "refused_other",
+      { status: res.status });
+      const after = this.queued().length ? ` ${t("refused_after")}` : "";
+      $("#conflict-title").textContent = t("refused_title");
+      $("#conflict-text").textContent = t("refused_text", { name: this.playerName(item.player),
+        round: item.round || "?", mine: item.label, reason }) + after;
+    }
     $("#conflict-reenter").textContent = t("reenter");
     $("#conflict-discard").textContent = t("discard");
     $("#conflict-reenter").hidden = !item.dice;
     $("#conflict").hidden = false;
     focus($("#conflict-discard"));
-    toast(t("conflict"));
   }
 
   resolveConflict(reenter) {
     const item = this.conflict;
     this.conflict = null;
     $("#conflict").hidden = true;
-    if (reenter && item && item.dice) this.pad.set(item.dice, item.served);
+    if (reenter && item && item.dice) {
+      this.pad.set(item.dice, item.served);
+      if (item.kind === "turn" && !item.taken) {
+        // entered again before anything recorded after it is sent: the outbox waits for it
+        this.refused = item;
+        this.render();
+        focus($("#options button"), $("#faces button:not(:disabled)"));
+        return;
+      }
+    }
     this.outbox.resume();
     this.render();
     focus($("#faces button:not(:disabled)"), $("#turn-line"));
