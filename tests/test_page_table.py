@@ -48,15 +48,82 @@ def test_six_players_fit_the_phone_like_paper(phone, width, height):
     shot(page, f"11-six-players-{width}x{height}", full_page=False)
 
 
+BOARD = """() => {
+    const box = (sel) => { const e = document.querySelector(sel); if (!e) return null;
+                           const r = e.getBoundingClientRect(); return { l: r.left, r: r.right, t: r.top, b: r.bottom }; };
+    const wrap = document.querySelector('#sheet-wrap');
+    return { w: innerWidth, h: innerHeight, pageW: document.documentElement.scrollWidth,
+             pageH: document.documentElement.scrollHeight, wrap: box('#sheet-wrap'), pad: box('#play'),
+             head: box('#sheet thead th.now'), total: box('#sheet tfoot td.now'), tfootTop: box('#sheet tfoot tr').t,
+             theadBottom: box('#sheet thead tr').b, choosing: [...document.querySelectorAll('#sheet td.choosing')]
+               .map(e => { const r = e.getBoundingClientRect(); return { l: r.left, r: r.right, t: r.top, b: r.bottom }; }),
+             options: box('#options'), first: box('#options button'), tray: box('#tray'),
+             rowsHidden: wrap.scrollHeight > wrap.clientHeight + 1 };
+}"""
+
+
+def inside(inner, outer, slack=1.0):
+    return (inner["l"] >= outer["l"] - slack and inner["r"] <= outer["r"] + slack
+            and inner["t"] >= outer["t"] - slack and inner["b"] <= outer["b"] + slack)
+
+
+SCREENS = [  # (width, height, players, variant, dice)
+    (390, 844, 6, "generala-doble", [6, 6, 6, 2, 2]),
+    (360, 640, 6, "generala", [6, 6, 6, 2, 2]),
+    (844, 390, 6, "generala-doble", [6, 6, 6, 2, 2]),
+    (768, 1024, 6, "generala-doble", [6, 6, 6, 2, 2]),
+    (1024, 768, 6, "generala-doble", [6, 6, 6, 2, 2]),
+    (1280, 800, 6, "generala-doble", [6, 6, 6, 2, 2]),
+    (390, 844, 9, "yahtzee", [3, 4, 5, 6, 6]),
+    (390, 844, 12, "yahtzee", [1, 1, 1, 1, 2]),
+    (1024, 768, 12, "yahtzee", [2, 3, 4, 5, 6]),
+    (390, 844, 4, "double-cameroon", [6, 6, 6, 2, 2, 1, 2, 3, 4, 5]),
+    (844, 390, 4, "double-cameroon", [6, 6, 6, 2, 2, 1, 2, 3, 4, 5]),
+]
+
+
+@pytest.mark.parametrize(("width", "height", "players", "variant", "dice"), SCREENS,
+                         ids=[f"{w}x{h}-{n}-{v}" for w, h, n, v, _ in SCREENS])
+def test_the_sheet_and_the_pad_are_in_sight_together(phone, width, height, players, variant, dice):
+    """While a turn is entered: the pad, the current player's column head and Total, the rows the roll
+    would go in and the options are all on screen at once; nothing of the page scrolls (the sheet scrolls
+    in its own box, its header row and totals pinned). From 900 px wide, and sideways, side by side."""
+    page = phone(width=width, height=height, is_mobile=width < 900)
+    start_game(page, NAMES[:players], variant=variant)
+    for turn in range(2):  # the first and the second player's turn
+        roll(page, dice)
+        expect(page.locator("#options button").first).to_be_visible()
+        expect(page.locator("#sheet td.choosing").first).to_be_visible()
+        page.wait_for_timeout(150)  # the scroll to the row being chosen
+        got = page.evaluate(BOARD)
+        view = {"l": 0, "r": got["w"], "t": 0, "b": got["h"]}
+        assert got["pageW"] <= width and got["pageH"] <= height + 1, "the page itself scrolls"
+        for name in ("pad", "tray", "options", "first", "head", "total"):
+            assert inside(got[name], view), f"{name} is off screen: {got[name]}"
+        assert inside(got["head"], got["wrap"]) and inside(got["total"], got["wrap"])
+        for cell in got["choosing"]:   # in the sheet's box, between its pinned header row and totals
+            assert cell["t"] >= got["theadBottom"] - 1 and cell["b"] <= got["tfootTop"] + 1, cell
+            assert inside(cell, got["wrap"]) and inside(cell, view)
+        side_by_side = width >= 900 or width > height
+        assert (got["pad"]["l"] >= got["wrap"]["r"] - 1) == side_by_side, got
+        if (width, height, players) == (1024, 768, 6):
+            assert not got["rowsHidden"], "a six-player sheet fits beside the pad at 1024x768, totals included"
+        if turn == 0:
+            shot(page, f"board-{width}x{height}-{players}-{variant}")
+        page.locator("#options button").first.click()
+        if page.locator("#confirm").is_visible():
+            page.locator("#confirm-yes").click()
+        expect(page.locator("#sheet td.pending")).to_have_count(0)
+
+
 def test_a_whole_turn_with_six_players_needs_no_scrolling(phone):
     page = phone(width=390, height=844)
     start_game(page, NAMES[:6], variant="generala-doble")
-    page.evaluate("window.scrollTo(0, 0)")
     start = page.evaluate("window.scrollY")
     roll(page, [6, 6, 6, 2, 2], served=True)
     expect(option(page, "Full house", 35)).to_be_visible()
     for selector in ("#turn-line", "#play", "#tray", "#faces", "#served", "#options button:first-child",
-                     "#options button:last-child"):
+                     "#options button:last-child", "#sheet tfoot td.now", "#sheet td.choosing"):
         assert in_viewport(page, selector), selector
     assert page.evaluate("window.scrollY") == start
     shot(page, "12-six-players-turn-390x844", full_page=False)

@@ -5,11 +5,11 @@
 // connection, and never recorded twice.
 
 import { Outbox, ROOT, call, url, variants } from "./api.js";
-import { $, confirmDialog, el, focus, toast } from "./helpers.js";
+import { $, $$, confirmDialog, el, focus, toast } from "./helpers.js";
 import { showAnalysis } from "./hint.js";
 import { Pad } from "./pad.js";
 import { scoreOffline } from "./scoring.js";
-import { edges, renderLegend, renderSheet } from "./sheet.js";
+import { edges, markScrollRegion, renderLegend, renderSheet } from "./sheet.js";
 import { Share } from "./share.js";
 import { store } from "./store.js";
 import { lang, points, t } from "./words.js";
@@ -38,6 +38,8 @@ export class GameView {
     });
     window.addEventListener("online", () => this.outbox && this.outbox.flush());
     // The sheet's header row sticks just under the game's header, whatever its height.
+    // turned sideways, or the pad grew: whether the sheet scrolls may have changed
+    new ResizeObserver(() => markScrollRegion()).observe($("#sheet-wrap"));
     new ResizeObserver(([entry]) => {
       $("#game").style.setProperty("--head-h", `${Math.ceil(entry.borderBoxSize[0].blockSize)}px`);
     }).observe($(".game-head"));
@@ -80,6 +82,7 @@ export class GameView {
     this.active = false;
     clearTimeout(this.timer);
     this.keepAwake(false);
+    document.body.classList.remove("playing");
   }
 
   // -- the live sheet ------------------------------------------------------------------
@@ -244,6 +247,19 @@ export class GameView {
   freeBoxes() {
     const sheet = this.sheetForRoll();
     return this.game.boxes.filter((b) => !(b.id in sheet));
+  }
+
+  /** Mark the rows a roll is about to go in, in the current player's column, and keep them in sight. */
+  showChoice(categories = [], scroll = true) {
+    this.choice = categories;
+    for (const c of $$("#sheet td.choosing")) c.classList.remove("choosing");
+    const cells = categories.map((id) => document.querySelector(`#sheet tbody tr[data-box="${CSS.escape(id)}"]`))
+      .map((row) => row && row.querySelectorAll("td")[this.who()]).filter(Boolean);
+    for (const cell of cells) cell.classList.add("choosing");
+    if (scroll && cells.length && document.body.classList.contains("playing")) {
+      // both rows of a two-box turn when they fit, else the first
+      for (const cell of [...cells].reverse()) cell.scrollIntoView({ block: "nearest", inline: "nearest" });
+    }
   }
 
   // -- recording ---------------------------------------------------------------------
@@ -433,6 +449,7 @@ export class GameView {
     renderSheet(g, { now: this.fix ? -1 : due ? due.player : -1, fix: this.fix, pending: this.pendingCells(),
                      writer, onCell: (seat, box, cell) => this.startFix(seat, box, cell) });
     renderLegend(g);
+    this.showChoice(this.choice || [], false);
     const anyTurn = g.players.some((p) => Object.values(p.sheet).some((v) => v !== null));
     $("#fix-hint").hidden = !writer || !anyTurn || store.flag("fixHintSeen") || !!this.fix;
     this.renderEnd();
@@ -444,6 +461,10 @@ export class GameView {
   renderPad(due, rollOff) {
     const active = !!this.token && !this.conflict && (this.fix || due || rollOff);
     $("#play").hidden = !active;
+    // While a turn is entered the game fills the screen: the sheet and the pad side by side or stacked,
+    // each scrolling in its own box (app.css, "the board").
+    document.body.classList.toggle("playing", Boolean(active));
+    markScrollRegion();
     $("#undo").hidden = !this.token || !this.game.players.some((p) => Object.values(p.sheet).some((v) => v !== null));
     $("#undo").setAttribute("aria-label", t("undo_title"));
     if (!active) return;

@@ -101,6 +101,7 @@ export class Pad {
     $("#instant").hidden = true;
     if (!this.full()) {
       this.result = null;
+      this.game.showChoice([]);
       box.replaceChildren(el("p", { class: "hint", text: t("enter_dice", { n }) }));
       this.hint.update();
       return;
@@ -142,7 +143,8 @@ export class Pad {
       buttons = shown.map((a, k) => {
         const text = a.boxes.map((b) => `${this.game.boxName(b.category)} ${b.points ? b.points : t("scratched")}`)
           .join(" + ");
-        return el("button", { type: "button", class: "option wide", dataset: { focusKey: `split:${k}` },
+        return el("button", { type: "button", class: "option wide",
+                              dataset: { focusKey: `split:${k}`, boxes: a.boxes.map((b) => b.category).join(" ") },
                               onclick: () => this.game.recordSplit(a, this) },
           el("span", { class: "label" }, text,
             el("small", { "aria-hidden": "true", text: a.boxes.map((b) => b.dice.join("-")).join(" | ") })),
@@ -172,6 +174,17 @@ export class Pad {
     }
     box.replaceChildren(...buttons);
     if (focused) box.querySelector(`[data-focus-key="${CSS.escape(focused)}"]`)?.focus();
+    // the row each option would fill is shown on the sheet: the best first, then the one pointed at
+    const keyed = (b) => (b.dataset.boxes ? b.dataset.boxes.split(" ")
+      : (b.dataset.focusKey || "").startsWith("opt:") ? [b.dataset.focusKey.slice(4)] : []);
+    for (const b of box.querySelectorAll("button")) {
+      const boxes = keyed(b);
+      if (!boxes.length) continue;
+      b.addEventListener("focus", () => this.game.showChoice(boxes));
+      b.addEventListener("pointerenter", () => this.game.showChoice(boxes));
+    }
+    const first = box.querySelector("button");
+    this.game.showChoice(first ? keyed(first) : []);
     this.hint.update();
   }
 

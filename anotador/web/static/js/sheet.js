@@ -120,12 +120,11 @@ function rollBonusRow(game, bonus, mark) {
     ...game.players.map((p, i) => el("td", { class: mark(i), text: p.bonuses[bonus.id] ? String(p.bonuses[bonus.id]) : "" })));
 }
 
-/** Many players: mark the table scrollable, keep ``seat``'s column in view. */
-function fitWidth(wrap, table, seat) {
-  const scrollable = wrap.scrollWidth > wrap.clientWidth + 1;
-  wrap.classList.toggle("scrolls", scrollable);
-  // A scrolling region must be reachable by keyboard, and named.
-  if (scrollable) {
+/** A sheet that scrolls (sideways with many players; up and down while a turn is entered) is a region
+ *  reachable by keyboard, and named. */
+export function markScrollRegion() {
+  const wrap = $("#sheet-wrap");
+  if (wrap.scrollWidth > wrap.clientWidth + 1 || wrap.scrollHeight > wrap.clientHeight + 1) {
     wrap.setAttribute("tabindex", "0");
     wrap.setAttribute("role", "region");
     wrap.setAttribute("aria-label", t("sheet_label"));
@@ -134,6 +133,13 @@ function fitWidth(wrap, table, seat) {
     wrap.removeAttribute("role");
     wrap.removeAttribute("aria-label");
   }
+}
+
+/** Many players: mark the table scrollable, keep ``seat``'s column in view. */
+function fitWidth(wrap, table, seat) {
+  const scrollable = wrap.scrollWidth > wrap.clientWidth + 1;
+  wrap.classList.toggle("scrolls", scrollable);
+  markScrollRegion();
   $("#more-columns").hidden = !scrollable;
   $("#more-columns").textContent = scrollable ? `→ ${t("more_columns")}` : "";
   if (scrollable && seat >= 0) {
