@@ -272,12 +272,14 @@ def test_a_tie_for_who_starts_is_rolled_again_by_the_tied_players_only(phone):
     page.get_by_label("Roll a die to pick who starts").check()
     for i, face in enumerate([6, 6, 3]):
         rows.nth(i).locator("select").select_option(str(face))
-    page.locator("#start").click()
+    with page.expect_response("**/api/v1/games"):
+        page.locator("#start").click()
     expect(page.locator("#tie-text")).to_have_text("Tie: Ana, Beto roll again. Enter their dice and tap Start.")
     expect(page.locator("#tie-dice select")).to_have_count(2)   # Ceci does not roll again
     page.locator("#tie-dice").get_by_label("Ana's die").select_option("4")
     page.locator("#tie-dice").get_by_label("Beto's die").select_option("4")
-    page.locator("#start").click()                              # tied again: both roll once more
+    with page.expect_response("**/api/v1/games"):               # tied again: both roll once more
+        page.locator("#start").click()
     expect(page.locator("#tie-dice select")).to_have_count(2)
     page.locator("#tie-dice").get_by_label("Ana's die").select_option("2")
     page.locator("#tie-dice").get_by_label("Beto's die").select_option("5")

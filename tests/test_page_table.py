@@ -178,3 +178,35 @@ def test_nothing_moves_while_a_page_loads(phone):
     fresh.goto(f"/g/{game}")
     expect(fresh.locator("#sheet tfoot td")).to_have_count(6)
     assert fresh.evaluate(CLS) == 0
+
+
+FAMILY = ["Lucía", "Abuela", "Beto", "محمد الفارسي", "Анастасия Петровна", "李小龍"]
+
+
+def test_names_of_any_script_read_in_their_direction_and_show_whole_on_a_tap(phone):
+    """Six players at 360 px: short names whole (set smaller rather than cut), an Arabic name right to left
+    and cut at its logical end, every name whole one tap away; in sentences a right-to-left name is
+    isolated, so the words and punctuation around it stay outside it."""
+    page = phone(width=360, height=640)
+    start_game(page, FAMILY)
+    names = page.locator("#sheet thead th .name")
+    for i in (0, 1, 2):  # "Lucía" and "Abuela" fit as "Beto" does
+        assert names.nth(i).evaluate("n => n.scrollWidth <= n.clientWidth + 0.5"), FAMILY[i]
+    arabic = names.nth(3)
+    assert arabic.get_attribute("dir") == "auto"
+    assert arabic.evaluate("n => getComputedStyle(n).direction") == "rtl"
+    assert names.nth(4).evaluate("n => getComputedStyle(n).direction") == "ltr"
+    cut = names.nth(4)
+    assert cut.evaluate("n => n.scrollWidth > n.clientWidth")  # a long name is cut ...
+    cut.click()
+    expect(page.locator("#toast")).to_have_text("Анастасия Петровна")  # ... and whole one tap away
+    arabic.click()
+    expect(page.locator("#toast")).to_have_text("محمد الفارسي")
+    for _ in range(3):
+        scratch(page, "Ones")
+    expect(page.locator("#turn-line")).to_contain_text("محمد الفارسي")
+    line = page.locator("#turn-line").evaluate("n => n.textContent")
+    assert "\u2068محمد الفارسي\u2069" in line, line  # isolated in the sentence
+    assert "\u2068" not in page.locator("#play-title").evaluate("n => n.textContent").replace("\u2068محمد الفارسي", "")
+    shot(page, "names-six-scripts-360x640")
+    assert page.errors == []

@@ -5,7 +5,7 @@
 // connection, and never recorded twice.
 
 import { Outbox, ROOT, call, url, variants } from "./api.js";
-import { $, $$, confirmDialog, el, focus, toast } from "./helpers.js";
+import { $, $$, confirmDialog, el, focus, isolate, toast } from "./helpers.js";
 import { showAnalysis } from "./hint.js";
 import { Pad } from "./pad.js";
 import { scoreOffline } from "./scoring.js";
@@ -168,7 +168,8 @@ export class GameView {
   }
   boxesPerTurn() { return this.game.rules.base === "double-cameroon" ? 2 : 1; }
   diceCount() { return this.rollOff() ? 5 : this.boxesPerTurn() * 5; }
-  playerName(i) { return this.game.players[i].name; }
+  /** A player's name as it goes in a sentence (isolated when written right to left). */
+  playerName(i) { return isolate(this.game.players[i].name); }
   boxName(id) { const b = this.game.boxes.find((x) => x.id === id); return b ? b.names[lang()] : id; }
   instantWinName() {
     return this.variant && this.variant.instant_win_names ? this.variant.instant_win_names[lang()].toLowerCase()
@@ -496,7 +497,7 @@ export class GameView {
       if (k === 0 || p.total !== order[k - 1].total || g.winners.includes(p.seat) !== g.winners.includes(order[k - 1].seat)) place = k + 1;
       const gap = p.total - top;
       return el("li", { class: g.winners.includes(p.seat) ? "winner" : null },
-        t("rank", { place, name: p.name, total: p.total }),
+        t("rank", { place, name: isolate(p.name), total: p.total }),
         gap < 0 ? ` ${t("margin", { n: `−${-gap}` })}` : "");
     }));
     ranking.hidden = false;

@@ -20,6 +20,12 @@ export function el(tag, attrs = {}, ...children) {
   return node;
 }
 
+// Hebrew, Arabic, Syriac, Thaana, N'Ko... and their presentation forms: letters written right to left.
+const RTL = /[\u0590-\u08FF\uFB1D-\uFDFF\uFE70-\uFEFC]/;
+/** A player's name inside a sentence: isolated (FSI ... PDI) when it holds right-to-left letters, so it
+ *  reads in its own direction and the words and punctuation around it stay outside it. */
+export function isolate(name) { return RTL.test(name) ? `\u2068${name}\u2069` : name; }
+
 let toastTimer = null;
 /** A short message in the polite live region. */
 export function toast(message) {

@@ -5,7 +5,7 @@
 // Which roll it is the player says; "served" is roll 1.
 
 import { call } from "./api.js";
-import { $, $$, el } from "./helpers.js";
+import { $, $$, el, isolate } from "./helpers.js";
 import { decimal, t } from "./words.js";
 
 const KEY = "anotador.hint";
@@ -113,7 +113,7 @@ export async function showAnalysis(gameId, names, boxName) {
   if (!res.ok) { box.replaceChildren(el("p", { class: "error", text: t("error", { detail: res.status }) })); return; }
   const a = res.data;
   const rows = a.players.map((p) => el("tr", {},
-    el("th", { scope: "row", text: p.name }),
+    el("th", { scope: "row", dir: "auto", text: p.name }),
     el("td", { text: decimal(p.lost) }),
     el("td", { text: decimal(p.luck, { signed: true }) })));
   const worst = a.turns.filter((x) => x.lost !== null && x.lost >= 0.05).sort((x, y) => y.lost - x.lost).slice(0, 5);
@@ -124,7 +124,7 @@ export async function showAnalysis(gameId, names, boxName) {
         el("th", { scope: "col", text: t("lost") }), el("th", { scope: "col", text: t("luck") }))),
       el("tbody", {}, ...rows)),
     worst.length ? el("ul", { class: "analysis-turns" }, ...worst.map((x) => el("li", {
-      text: t("analysis_turn", { round: x.round, name: names[x.player],
+      text: t("analysis_turn", { round: x.round, name: isolate(names[x.player]),
                                  chose: x.chosen.map(boxName).join(" + "), best: x.best.map(boxName).join(" + "),
                                  lost: decimal(x.lost) }) }))) : el("p", { class: "hint", text: t("analysis_none") }),
     el("p", { class: "hint", text: t("analysis_note") }));

@@ -1,7 +1,7 @@
 // The start screen: rules (a variant, house rules), players, who starts.
 
 import { call, variants, ROOT } from "./api.js";
-import { $, $$, el, focus } from "./helpers.js";
+import { $, $$, el, focus, isolate } from "./helpers.js";
 import { store } from "./store.js";
 import { lang, t } from "./words.js";
 
@@ -142,7 +142,7 @@ function renderPlayers(names) {
 export function addPlayerRow(name = "") {
   const list = $("#players");
   if (list.children.length >= 12) return null;
-  const input = el("input", { type: "text", maxlength: 40, autocomplete: "off", value: name });
+  const input = el("input", { type: "text", maxlength: 40, autocomplete: "off", dir: "auto", value: name });
   const die = el("select", { class: "first-die" },
     ...[1, 2, 3, 4, 5, 6].map((f) => el("option", { value: f, text: String(f) })));
   const remove = el("button", { type: "button", class: "secondary icon", text: "✕" });
@@ -195,7 +195,7 @@ function resetTie() {
 }
 
 function renderTie(names) {
-  const who = tie.tied.map((i) => names[i]);
+  const who = tie.tied.map((i) => isolate(names[i]));
   $("#tie-text").textContent = t("tie_again", { names: who.join(", ") });
   $("#tie-dice").replaceChildren(...who.map((name) => el("label", { class: "tie-die" },
     el("span", { text: name }),
@@ -252,7 +252,7 @@ function renderRecent() {
     const label = $(`#variants .choice[data-id="${CSS.escape(g.variant || "")}"]`);
     const name = label ? label.querySelector("b").textContent : g.variant;
     return el("li", {}, el("a", { href: `${ROOT}/g/${g.id}` },
-      el("span", { text: (g.names || []).join(", ") }), el("br"),
+      el("span", { text: (g.names || []).map(isolate).join(", ") }), el("br"),
       el("small", { text: `${name || ""} · ${new Date(g.at).toLocaleString(lang())}` })));
   }));
 }

@@ -5,7 +5,7 @@
 // legend). From seven on, the box column stays pinned and the table scrolls
 // sideways, keeping the player whose turn it is in view.
 
-import { $, el } from "./helpers.js";
+import { $, el, isolate, toast } from "./helpers.js";
 import { lang, points, t } from "./words.js";
 
 /** "20·25" for a fixed box with a served value, "≤ 30" otherwise. */
@@ -38,7 +38,8 @@ export function renderSheet(game, view) {
     el("th", { scope: "col", class: "box-col" }, el("span", { class: "sr-only", text: t("rules") })),
     ...game.players.map((p, i) => el("th", { scope: "col", class: mark(i), title: p.name,
       "aria-current": i === view.now ? "true" : null, dataset: { seat: i } },
-      el("span", { class: "name", text: p.name }))));
+      // in its own direction, cut at its logical end; a tap shows it whole
+      el("button", { type: "button", class: "name", dir: "auto", text: p.name, onclick: () => toast(p.name) }))));
 
   const boxRow = (box) => el("tr", { dataset: { box: box.id, kind: box.kind } },
     el("th", { scope: "row", title: `${box.names[l]} · ${boxValues(box)}` },
@@ -60,7 +61,7 @@ export function renderSheet(game, view) {
       if (!view.writer) {
         return el("td", { class: cls }, text, scratched ? el("span", { class: "sr-only", text: ` (${t("scratched")})` }) : null);
       }
-      const label = t("cell_fix", { box: box.names[l], name: p.name,
+      const label = t("cell_fix", { box: box.names[l], name: isolate(p.name),
                                     value: scratched ? t("scratched") : points(value) });
       return el("td", { class: cls }, el("button", { type: "button", class: "cell", "aria-label": label, text,
         dataset: { focusKey: `cell:${i}:${box.id}` }, onclick: (e) => view.onCell(i, box.id, e.currentTarget) }));
@@ -84,6 +85,7 @@ export function renderSheet(game, view) {
     el("thead", {}, head), el("tbody", {}, ...rows), el("tfoot", {}, foot));
   if (focused) table.querySelector(`[data-focus-key="${CSS.escape(focused)}"]`)?.focus({ preventScroll: true });
   fitWidth(wrap, table, view.fix ? view.fix.player : view.now);
+  fitNames(table);
 }
 
 /** A section's subtotal ("63 of 63") and its bonus, shown once earned or once the section is full. */
@@ -118,6 +120,17 @@ function rollBonusRow(game, bonus, mark) {
       el("span", { class: "box-short", "aria-hidden": "true", text: short }),
       el("span", { class: "box-values", "aria-hidden": "true", text: `+${bonus.points}` })),
     ...game.players.map((p, i) => el("td", { class: mark(i), text: p.bonuses[bonus.id] ? String(p.bonuses[bonus.id]) : "" })));
+}
+
+/** A name a little too long for its column is set smaller before it is cut: "Lucía" whole beside "Beto". */
+function fitNames(table) {
+  for (const name of table.querySelectorAll("thead .name")) {
+    name.style.fontSize = "";
+    for (const size of [0.82, 0.74, 0.66]) {
+      if (name.scrollWidth <= name.clientWidth + 0.5) break;
+      name.style.fontSize = `${size}rem`;
+    }
+  }
 }
 
 /** A sheet that scrolls (sideways with many players; up and down while a turn is entered) is a region
