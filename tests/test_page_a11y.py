@@ -191,9 +191,18 @@ def test_touch_targets_and_focus_ring(phone):
     assert box["height"] >= 44
     # the focus ring: at least 3:1 against the page and against the current column
     page.keyboard.press("Tab")
-    ring = page.evaluate("getComputedStyle(document.documentElement).getPropertyValue('--focus').trim()")
-    assert ring == "#b35900"
-    assert contrast((0xb3, 0x59, 0x00), (255, 255, 255)) >= 3 and contrast((0xb3, 0x59, 0x00), (0xff, 0xf2, 0xb3)) >= 3
+    colors = """() => { const probe = document.createElement('div'); document.body.append(probe);
+        const rgb = (v) => { probe.style.color = `var(${v})`; return getComputedStyle(probe).color.match(/\\d+/g).slice(0, 3).map(Number); };
+        const out = [getComputedStyle(document.activeElement).outlineColor.match(/\\d+/g).slice(0, 3).map(Number),
+                     rgb('--paper'), rgb('--now')]; probe.remove(); return out; }"""
+    ring, paper, now = page.evaluate(colors)
+    assert ring == [0xb3, 0x59, 0x00]
+    assert contrast(ring, paper) >= 3 and contrast(ring, now) >= 3
+    # and in the dark colors
+    page.evaluate("document.documentElement.dataset.theme = 'dark'")
+    ring, paper, now = page.evaluate(colors)
+    assert sum(paper) < 100 and contrast(ring, paper) >= 3 and contrast(ring, now) >= 3, (ring, paper, now)
+    page.evaluate("delete document.documentElement.dataset.theme")
     shot(page, "17-focus")
 
 
@@ -227,3 +236,79 @@ def test_text_contrast_meets_wcag_aa(phone):
     assert len(pairs) >= 10
     low = [(name, round(contrast(fg, bg), 2)) for name, fg, bg in pairs if contrast(fg, bg) < 4.5]
     assert low == [], low
+
+
+def luminance(css_color: str) -> float:
+    r, g, b = (int(x) / 255 for x in re.findall(r"\d+", css_color)[:3])
+    lin = [c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4 for c in (r, g, b)]
+    return 0.2126 * lin[0] + 0.7152 * lin[1] + 0.0722 * lin[2]
+
+
+def test_dark_rooms_every_screen_dark_and_readable(phone, axe_source):
+    """A phone set to dark gets the dark page; axe's contrast rule (4.5:1) finds nothing on any screen."""
+    found = []
+    page = phone(color_scheme="dark", bypass_csp=True)
+    page.goto("/")
+    assert luminance(page.evaluate("getComputedStyle(document.body).backgroundColor")) < 0.02
+    page.locator("#house summary").click()
+    found += audit(page, axe_source, "start, dark")
+    start_game(page, ["Ana", "Beto", "Ceci"])
+    roll(page, [6, 6, 6, 1, 1])
+    expect(option(page, "Full house", 30)).to_be_visible()
+    page.locator('#hint-on').click()
+    found += audit(page, axe_source, "options, dark")
+    shot(page, "dark-options")
+    choose(page, "Full house", 30)
+    page.locator("#share-btn").click()
+    found += audit(page, axe_source, "share, dark")
+    page.locator("#share-btn").click()
+    roll(page, [3, 3, 3, 3, 3], served=True)
+    choose(page, "Generala", 50)
+    found += audit(page, axe_source, "dialog, dark")
+    page.locator("#confirm-yes").click()
+    expect(page.locator("#winner")).to_be_visible()
+    found += audit(page, axe_source, "end, dark")
+    shot(page, "dark-end")
+    assert found == [], "\n".join(map(str, found))
+
+
+def test_the_theme_can_be_chosen_on_the_page_and_is_kept(phone):
+    page = phone()  # a light phone
+    page.goto("/")
+    button = page.locator("#theme")
+    expect(button).to_have_accessible_name("Colors: as the phone")
+    light = page.evaluate("getComputedStyle(document.body).backgroundColor")
+    button.click()
+    expect(button).to_have_accessible_name("Colors: dark")
+    assert luminance(page.evaluate("getComputedStyle(document.body).backgroundColor")) < 0.02
+    page.reload()
+    expect(page.locator("#theme")).to_have_accessible_name("Colors: dark")  # kept on this phone
+    assert page.evaluate("document.documentElement.dataset.theme") == "dark"
+    page.locator("#theme").click()
+    expect(page.locator("#theme")).to_have_accessible_name("Colors: light")
+    assert page.evaluate("getComputedStyle(document.body).backgroundColor") == light
+    page.get_by_role("combobox", name="Language").select_option("de")
+    expect(page.locator("#theme")).to_have_accessible_name("Farben: hell")
+
+
+def test_forced_colors_keep_the_current_player_and_pending_cells_marked(phone):
+    """In forced-colors mode backgrounds and shadows give way: the marks are borders and outlines instead."""
+    page = phone(forced_colors="active")
+    start_game(page, ["Ana", "Beto"])
+    head = page.locator("#sheet thead th.now")
+    style = head.evaluate("""h => { const s = getComputedStyle(h);
+        return [s.borderBottomWidth, s.borderLeftWidth, s.borderBottomStyle, s.borderBottomColor]; }""")
+    assert style[0] == "6px" and style[1] == "3px" and style[2] == "solid", style
+    total = page.locator("#sheet tfoot td.now").evaluate("t => getComputedStyle(t).borderLeftWidth")
+    assert total == "3px"
+    roll(page, [6, 6, 6, 1, 1])
+    expect(page.locator("#sheet td.choosing")).to_have_count(1)
+    assert page.locator("#sheet td.choosing").evaluate("c => getComputedStyle(c).outlineWidth") == "3px"
+    page.context.set_offline(True)
+    choose(page, "Full house")
+    pending = page.locator("#sheet td.pending")
+    expect(pending).to_have_count(1)
+    assert pending.evaluate("c => [getComputedStyle(c).outlineStyle, getComputedStyle(c).outlineWidth]") == \
+        ["dashed", "2px"]
+    shot(page, "forced-colors")
+    page.context.set_offline(False)

@@ -6,6 +6,7 @@ import { ROOT, url } from "./api.js";
 import { GameView } from "./game.js";
 import { $ } from "./helpers.js";
 import { addPlayerRow, relabelHome, showHome, toggleDice } from "./home.js";
+import { applyTheme, nextTheme } from "./theme.js";
 import { applyWords, lang, setLang } from "./words.js";
 
 let game = null;
@@ -31,14 +32,17 @@ function wire() {
   $("#lang").addEventListener("change", () => {
     setLang($("#lang").value);
     applyWords();
+    applyTheme();
     if (!$("#home").hidden) relabelHome();
     else if (game) { game.render(); game.share.render(); }
   });
+  $("#theme").addEventListener("click", nextTheme);
   $("#add-player").addEventListener("click", () => addPlayerRow("")?.focus());
   $("#use-dice").addEventListener("change", toggleDice);
   window.addEventListener("popstate", route);
 }
 
+applyTheme();
 applyWords();
 wire();
 route();

@@ -2,6 +2,7 @@
 
 export const T = {
   es: {
+    theme_auto: "Colores: como el teléfono", theme_dark: "Colores: oscuros", theme_light: "Colores: claros",
     brand: "Anotador", language: "Idioma", offline: "Sin conexión: lo anotado queda guardado en este teléfono y se envía al volver.",
     new_game: "Partida nueva", rules: "Reglas", house_rules: "Reglas de la casa", players: "Jugadores",
     add_player: "Agregar jugador", remove: "Quitar al jugador {n}", remove_named: "Quitar al jugador {n} ({name})",
@@ -58,6 +59,7 @@ export const T = {
            as_listed: "el primero de la lista", sum: "suma de los dados", absent: "no" },
   },
   en: {
+    theme_auto: "Colors: as the phone", theme_dark: "Colors: dark", theme_light: "Colors: light",
     brand: "Anotador", language: "Language", offline: "Offline: what you record stays on this phone and is sent when the connection returns.",
     new_game: "New game", rules: "Rules", house_rules: "House rules", players: "Players",
     add_player: "Add player", remove: "Remove player {n}", remove_named: "Remove player {n} ({name})",
@@ -115,6 +117,7 @@ export const T = {
            as_listed: "first listed", sum: "sum of the dice", absent: "no" },
   },
   pt: {
+    theme_auto: "Cores: como o telefone", theme_dark: "Cores: escuras", theme_light: "Cores: claras",
     brand: "Anotador", language: "Idioma", offline: "Sem conexão: o que você marcar fica neste telefone e é enviado quando a conexão voltar.",
     new_game: "Partida nova", rules: "Regras", house_rules: "Regras da casa", players: "Jogadores",
     add_player: "Adicionar jogador", remove: "Tirar o jogador {n}", remove_named: "Tirar o jogador {n} ({name})",
@@ -172,6 +175,7 @@ export const T = {
            as_listed: "o primeiro da lista", sum: "soma dos dados", absent: "não" },
   },
   de: {
+    theme_auto: "Farben: wie das Telefon", theme_dark: "Farben: dunkel", theme_light: "Farben: hell",
     brand: "Anotador", language: "Sprache", offline: "Offline: Was du einträgst, bleibt auf diesem Telefon und wird gesendet, sobald die Verbindung zurück ist.",
     new_game: "Neues Spiel", rules: "Regeln", house_rules: "Hausregeln", players: "Spieler",
     add_player: "Spieler hinzufügen", remove: "Spieler {n} entfernen", remove_named: "Spieler {n} ({name}) entfernen",
@@ -231,6 +235,7 @@ export const T = {
            as_listed: "wer zuerst steht", sum: "Summe der Würfel", absent: "nein" },
   },
   sv: {
+    theme_auto: "Färger: som telefonen", theme_dark: "Färger: mörka", theme_light: "Färger: ljusa",
     brand: "Anotador", language: "Språk", offline: "Offline: det du för in stannar i den här telefonen och skickas när anslutningen är tillbaka.",
     new_game: "Nytt spel", rules: "Regler", house_rules: "Husregler", players: "Spelare",
     add_player: "Lägg till spelare", remove: "Ta bort spelare {n}", remove_named: "Ta bort spelare {n} ({name})",
