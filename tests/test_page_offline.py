@@ -227,7 +227,7 @@ def test_a_refused_queued_turn_is_said_in_the_pages_language_and_the_later_turns
     refused = {"n": 0}
 
     def refuse_first(route):
-        if route.request.method == "POST" and refused["n"] == 0:
+        if route.request.method == "POST" and route.request.post_data_json["player"] == 0 and refused["n"] == 0:
             refused["n"] += 1
             route.fulfill(status=422, content_type="application/problem+json", body=json.dumps({
                 "type": "tag:anotador,2026:problem:validation-error", "title": "Invalid request", "status": 422,

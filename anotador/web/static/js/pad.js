@@ -102,11 +102,13 @@ export class Pad {
     if (!this.full()) {
       this.result = null;
       this.game.showChoice([]);
+      box.dataset.drawn = "";
       box.replaceChildren(el("p", { class: "hint", text: t("enter_dice", { n }) }));
       this.hint.update();
       return;
     }
     if (this.game.rollOff()) {
+      box.dataset.drawn = "";
       box.replaceChildren(el("button", { type: "button", class: "primary", text: t("record_roll_off"),
         onclick: () => this.game.recordRollOff(this.dice) }));
       return;
@@ -129,6 +131,12 @@ export class Pad {
 
   drawOptions() {
     const box = $("#options");
+    // The same answer drawn again (a poll, a turn acknowledged meanwhile) leaves the buttons alone: a
+    // button replaced between a finger's down and up loses the tap.
+    const drawn = JSON.stringify([this.result.key, this.result.res ? this.result.res.status : 0, this.showAll,
+                                  lang(), this.game.who()]);
+    if (box.dataset.drawn === drawn && box.children.length) { this.hint.update(); return; }
+    box.dataset.drawn = drawn;
     const focused = document.activeElement && box.contains(document.activeElement)
       ? document.activeElement.dataset.focusKey : null;
     const { res, offline } = this.result;
