@@ -15,7 +15,7 @@ needs("playwright.sync_api", "pip install playwright")
 from playwright.sync_api import expect  # noqa: E402
 
 from .conftest import shot
-from .pagekit import api_turns, cell, choose, confirm, option, roll, scratch, start_game, total
+from .pagekit import api_turns, cell, choose, confirm, in_viewport, option, roll, scratch, start_game, total
 
 
 def test_a_whole_two_player_generala_game(phone):
@@ -73,10 +73,10 @@ def test_a_whole_two_player_generala_game(phone):
     expect(page.get_by_role("link", name="New game, same players")).to_be_visible()
     shot(page, "03-game-over")
     assert page.aborted == []  # no poll was ever abandoned
-    # a new game with the same players and rules starts from here
+    # a new game with the same players and rules starts from here, Beto (after Ana) starting
     page.get_by_role("link", name="New game, same players").click()
-    expect(page.locator("#players li input").nth(0)).to_have_value("Ana")
-    expect(page.locator("#players li input").nth(1)).to_have_value("Beto")
+    expect(page.locator("#players li input").nth(0)).to_have_value("Beto")
+    expect(page.locator("#players li input").nth(1)).to_have_value("Ana")
     expect(page.get_by_role("radio", name=re.compile("^Generala Ten"))).to_be_checked()
     assert page.errors == []
 
@@ -181,6 +181,12 @@ def test_double_cameroon_turn(phone):
     expect(cell(page, 0, "little_cameroon")).to_have_text("21")
     expect(total(page, 0)).to_have_text("51")
     expect(page.locator("#turn-line")).to_have_text("Beto's turn · round 1 of 5")
+    # a scratch of two boxes says two
+    page.locator("#scratch-btn").click()
+    page.locator("#scratch-list button").nth(0).click()
+    page.locator("#scratch-list button").nth(1).click()
+    expect(page.locator("#confirm-title")).to_have_text("Scratch two boxes")
+    confirm(page, yes=False)
     assert page.errors == []
 
 
@@ -386,3 +392,47 @@ def test_the_page_works_under_a_path_prefix(phone, page_app):
         assert page.errors == [] and page.aborted == []
     finally:
         server.shutdown()
+
+
+def test_home_starts_with_this_phones_games_and_a_rematch_is_ready_to_start(phone):
+    """Coming back: the games in course first (whose turn, the scores), then the finished ones (the winner),
+    above the new-game form; another game of a finished one has the same players, the next one
+    starting, and Start in sight."""
+    page = phone(width=390, height=844)
+    playing = start_game(page, ["Ana", "Beto"])
+    roll(page, [6, 6, 6, 1, 1])
+    choose(page, "Full house", 30)
+    expect(cell(page, 0, "full")).to_have_text("30")
+    done = start_game(page, ["Ceci", "Dani", "Eli"])
+    roll(page, [4, 4, 4, 4, 4], served=True)
+    choose(page, "Generala", 50)
+    confirm(page)
+    expect(page.locator("#winner")).to_be_visible()
+    page.locator(".brand").click()
+    groups = page.locator("#recent .recent-group")
+    expect(groups).to_have_text(["In course", "Finished"])
+    first, second = page.locator("#recent ul").nth(0), page.locator("#recent ul").nth(1)
+    expect(first.locator(".recent-state")).to_have_text("Beto's turn · round 1 of 10")
+    expect(first.locator(".recent-scores")).to_have_text("Ana 30 · Beto 0")
+    expect(second.locator(".recent-state")).to_have_text("Ceci wins!")
+    expect(second.locator(".recent-scores")).to_have_text("Ceci 50 · Dani 0 · Eli 0")
+    home_top = page.locator("#recent-wrap").bounding_box()["y"]
+    assert home_top < page.get_by_role("heading", name="New game").bounding_box()["y"]
+    shot(page, "home-games")
+    first.locator("a").click()
+    page.wait_for_url(re.compile(f"/g/{playing}$"))
+    expect(page.locator("#turn-line")).to_have_text("Beto's turn · round 1 of 10")
+    # the finished game: another one, Dani (after Ceci) starting
+    page.goto(f"/g/{done}")
+    page.locator("#again").click()
+    page.wait_for_url(re.compile(r"rematch=1"))
+    inputs = page.locator("#players li input[type=text]")
+    expect(inputs).to_have_count(3)
+    assert [inputs.nth(i).input_value() for i in range(3)] == ["Dani", "Eli", "Ceci"]
+    expect(page.locator("#start")).to_be_focused()
+    assert in_viewport(page, "#start")
+    assert page.locator("#house").evaluate("d => d.open") is False
+    page.locator("#start").click()
+    page.wait_for_url(re.compile(r"/g/[A-Za-z0-9_-]+$"))
+    expect(page.locator("#turn-line")).to_have_text("Dani's turn · round 1 of 10")
+    assert page.errors == []

@@ -508,9 +508,12 @@ export class GameView {
     const finished = g.status === "finished";
     $("#pdf-link").href = url(`/api/v1/games/${g.id}/sheet.pdf?lang=${lang()}`);
     $("#pdf-link").hidden = false;
+    // Another game, the same players and rules; the player after this game's first starts, as at a table.
     const again = new URLSearchParams();
-    for (const p of g.players) again.append("players", p.name);
+    const n = g.players.length;
+    for (let k = 1; k <= n; k++) again.append("players", g.players[(g.first_player + k) % n].name);
     again.set("rules", JSON.stringify(g.rules));
+    again.set("rematch", "1");
     $("#again").href = `${ROOT}/?${again.toString()}`;
     $("#again").hidden = !finished;
     // The advisor's analysis of a finished game, on request: it may need its table built first.

@@ -7,6 +7,7 @@ import { lang, t } from "./words.js";
 
 let known = [];
 let seedRules = null;
+let rematch = false;  // another game of the same table: its rules are known, Start is what comes next
 // A tie for who starts: only the tied players roll again, round after round.
 const tie = { key: null, rounds: [], tied: null };
 
@@ -16,6 +17,7 @@ export async function showHome(navigate) {
   document.title = "Anotador";
   const params = new URLSearchParams(location.search);
   seedRules = null;
+  rematch = params.has("rematch");
   if (params.get("rules")) { try { seedRules = JSON.parse(params.get("rules")); } catch { seedRules = null; } }
   if (seedRules) {
     const radio = $(`input[name=variant][value="${CSS.escape(seedRules.base || "")}"]`);
@@ -25,11 +27,17 @@ export async function showHome(navigate) {
   $("#variants").onchange = () => { seedRules = null; renderHouse(); };
   renderPlayers(params.getAll("players").length ? params.getAll("players") : ["", ""]);
   renderRecent();
+  refreshRecent();
   // The handler goes on before the wait: a tap on Start while the variants are
   // still on their way must not submit the form the browser's way (a GET).
   $("#new-game").onsubmit = (event) => startGame(event, navigate);
   known = await variants();
   renderHouse();
+  if (rematch) {
+    $("#house").open = false;
+    $("#start").scrollIntoView({ block: "center" });
+    focus($("#start"));
+  }
 }
 
 /** The language changed: every word of the start screen follows. */
@@ -108,7 +116,7 @@ export function renderHouse() {
   $("#house-controls").replaceChildren(...controls);
   const sg = $("#opt-served_generala");
   if (sg) sg.addEventListener("change", () => { spPoints.hidden = JSON.parse(sg.value) !== "points"; });
-  if (seedRules && seedRules.base === variant.id) $("#house").open = true;
+  if (seedRules && seedRules.base === variant.id && !rematch) $("#house").open = true;
 }
 
 function houseRules(variant) {
@@ -245,14 +253,47 @@ async function startGame(event, navigate) {
   navigate(`${ROOT}/g/${g.id}`);
 }
 
+/** This phone's games, in course first (whose turn, the scores), then finished ones (the winner). */
 function renderRecent() {
-  const list = store.games();
+  const list = store.games().map((g) => ({ ...g, game: (store.lastSeen(g.id) || {}).game || null }));
+  const playing = list.filter((g) => !g.game || g.game.status !== "finished");
+  const finished = list.filter((g) => g.game && g.game.status === "finished");
   $("#recent-wrap").hidden = !list.length;
-  $("#recent").replaceChildren(...list.map((g) => {
-    const label = $(`#variants .choice[data-id="${CSS.escape(g.variant || "")}"]`);
-    const name = label ? label.querySelector("b").textContent : g.variant;
-    return el("li", {}, el("a", { href: `${ROOT}/g/${g.id}` },
-      el("span", { text: (g.names || []).map(isolate).join(", ") }), el("br"),
-      el("small", { text: `${name || ""} · ${new Date(g.at).toLocaleString(lang())}` })));
+  const group = (title, games) => (games.length
+    ? [el("h3", { class: "recent-group", text: title }), el("ul", { class: "recent" }, ...games.map(recentItem))] : []);
+  $("#recent").replaceChildren(...group(t("recent_playing"), playing), ...group(t("recent_finished"), finished));
+}
+
+function recentItem(g) {
+  const label = $(`#variants .choice[data-id="${CSS.escape(g.variant || "")}"]`);
+  const variant = label ? label.querySelector("b").textContent : g.variant;
+  const game = g.game;
+  const name = (i) => isolate(game.players[i].name);
+  let state = null;
+  if (game && game.status === "finished") {
+    const names = game.winners.map(name).join(", ");
+    state = game.reason === "draw" ? t("draw", { names }) : t("wins", { names });
+  } else if (game && game.turn) {
+    state = t("turn_of", { name: name(game.turn.player), round: game.turn.round, rounds: game.rounds });
+  }
+  const scores = game ? game.players.map((p) => `${isolate(p.name)} ${p.total}`).join(" · ") : (g.names || []).map(isolate).join(", ");
+  return el("li", {}, el("a", { href: `${ROOT}/g/${g.id}` },
+    state ? el("b", { class: "recent-state", text: state }) : null,
+    el("span", { class: "recent-scores", text: scores }),
+    el("small", { text: `${variant || ""} · ${new Date(g.at).toLocaleString(lang())}` })));
+}
+
+/** Each game of this phone as the server has it now (a 304 costs nothing); one the server no longer has
+ *  goes from the list. */
+async function refreshRecent() {
+  const games = store.games();
+  const answers = await Promise.all(games.map(async (g) => {
+    const seen = store.lastSeen(g.id);
+    const headers = seen && seen.etag ? { "If-None-Match": seen.etag } : {};
+    const res = await call("GET", `/api/v1/games/${encodeURIComponent(g.id)}`, { headers, fresh: true });
+    if (res.status === 200 && res.data) store.saw(g.id, res.data, res.headers.get("ETag"));
+    if (res.status === 404) store.forget(g.id);
+    return res.status;
   }));
+  if (answers.some((s) => s === 200 || s === 404) && !$("#home").hidden) renderRecent();
 }

@@ -239,6 +239,10 @@ export class Pad {
     const list = $("#scratch-list");
     list.setAttribute("aria-label", t("scratch_list"));
     const two = this.game.boxesPerTurn() > 1;
+    // unchanged, left alone: a button replaced under a finger loses the tap (see drawOptions)
+    const drawn = JSON.stringify([this.game.freeBoxes().map((b) => b.id), this.scratchPick, lang(), this.game.who()]);
+    if (list.dataset.drawn === drawn && list.children.length) return;
+    list.dataset.drawn = drawn;
     const buttons = this.game.freeBoxes().map((b) => el("button", { type: "button", class: "option scratch",
       "aria-pressed": two ? String(this.scratchPick.includes(b.id)) : null, dataset: { focusKey: `scr:${b.id}` },
       onclick: () => (two ? this.pickTwo(b.id) : this.scratchOne(b)) },
@@ -264,7 +268,7 @@ export class Pad {
     if (this.scratchPick.length < 2) return;
     const who = this.game.playerName(this.game.who());
     const boxes = this.scratchPick.map((b) => this.game.boxName(b)).join(" + ");
-    if (await confirmDialog(t("scratch_title"), t("scratch_confirm", { box: boxes, name: who }))) {
+    if (await confirmDialog(t("scratch_title_two"), t("scratch_confirm", { box: boxes, name: who }))) {
       this.game.recordScratchTwo(this.scratchPick, this);
     }
   }

@@ -23,6 +23,11 @@ export const store = {
     const old = list.find((g) => g.id === entry.id) || {};
     write(GAMES, [{ ...old, ...entry }, ...list.filter((g) => g.id !== entry.id)].slice(0, 20));
   },
+  /** A game the server no longer has: out of the list, with what this phone kept of it. */
+  forget(id) {
+    write(GAMES, store.games().filter((g) => g.id !== id));
+    for (const key of [`anotador.seen.${id}`, `anotador.queue.${id}`]) localStorage.removeItem(key);
+  },
   token(id) { const g = store.games().find((x) => x.id === id); return g ? g.token || null : null; },
 
   /** The last game body seen, to draw the sheet with no connection. */

@@ -2,6 +2,8 @@
 
 export const T = {
   es: {
+    scratch_title_two: "Tachar dos casilleros",
+    recent_playing: "En juego", recent_finished: "Terminadas",
     theme_auto: "Colores: como el teléfono", theme_dark: "Colores: oscuros", theme_light: "Colores: claros",
     brand: "Anotador", language: "Idioma", offline: "Sin conexión: lo anotado queda guardado en este teléfono y se envía al volver.",
     new_game: "Partida nueva", rules: "Reglas", house_rules: "Reglas de la casa", players: "Jugadores",
@@ -59,6 +61,8 @@ export const T = {
            as_listed: "el primero de la lista", sum: "suma de los dados", absent: "no" },
   },
   en: {
+    scratch_title_two: "Scratch two boxes",
+    recent_playing: "In course", recent_finished: "Finished",
     theme_auto: "Colors: as the phone", theme_dark: "Colors: dark", theme_light: "Colors: light",
     brand: "Anotador", language: "Language", offline: "Offline: what you record stays on this phone and is sent when the connection returns.",
     new_game: "New game", rules: "Rules", house_rules: "House rules", players: "Players",
@@ -117,6 +121,8 @@ export const T = {
            as_listed: "first listed", sum: "sum of the dice", absent: "no" },
   },
   pt: {
+    scratch_title_two: "Riscar duas casas",
+    recent_playing: "Em andamento", recent_finished: "Terminadas",
     theme_auto: "Cores: como o telefone", theme_dark: "Cores: escuras", theme_light: "Cores: claras",
     brand: "Anotador", language: "Idioma", offline: "Sem conexão: o que você marcar fica neste telefone e é enviado quando a conexão voltar.",
     new_game: "Partida nova", rules: "Regras", house_rules: "Regras da casa", players: "Jogadores",
@@ -175,6 +181,8 @@ export const T = {
            as_listed: "o primeiro da lista", sum: "soma dos dados", absent: "não" },
   },
   de: {
+    scratch_title_two: "Zwei Felder streichen",
+    recent_playing: "Laufend", recent_finished: "Beendet",
     theme_auto: "Farben: wie das Telefon", theme_dark: "Farben: dunkel", theme_light: "Farben: hell",
     brand: "Anotador", language: "Sprache", offline: "Offline: Was du einträgst, bleibt auf diesem Telefon und wird gesendet, sobald die Verbindung zurück ist.",
     new_game: "Neues Spiel", rules: "Regeln", house_rules: "Hausregeln", players: "Spieler",
@@ -235,6 +243,8 @@ export const T = {
            as_listed: "wer zuerst steht", sum: "Summe der Würfel", absent: "nein" },
   },
   sv: {
+    scratch_title_two: "Stryk två rutor",
+    recent_playing: "Pågående", recent_finished: "Avslutade",
     theme_auto: "Färger: som telefonen", theme_dark: "Färger: mörka", theme_light: "Färger: ljusa",
     brand: "Anotador", language: "Språk", offline: "Offline: det du för in stannar i den här telefonen och skickas när anslutningen är tillbaka.",
     new_game: "Nytt spel", rules: "Regler", house_rules: "Husregler", players: "Spelare",
