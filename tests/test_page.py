@@ -436,3 +436,43 @@ def test_home_starts_with_this_phones_games_and_a_rematch_is_ready_to_start(phon
     page.wait_for_url(re.compile(r"/g/[A-Za-z0-9_-]+$"))
     expect(page.locator("#turn-line")).to_have_text("Dani's turn · round 1 of 10")
     assert page.errors == []
+
+
+def test_double_cameroon_dice_split_by_the_player(phone):
+    """Besides the ranked splits: the ten dice put in two groups by taps, a box picked for each group;
+    online from /score's groups, offline from the game's table, the same boxes and points."""
+    page = phone(width=390, height=844)
+    game = start_game(page, ["Ana", "Beto"], variant="double-cameroon", first_rolls=[6, 1])
+    roll(page, [1, 1, 1, 6, 6, 2, 3, 4, 5, 6])
+    page.get_by_role("button", name="Split myself").click()
+    expect(page.get_by_role("button", name="Split myself")).to_have_attribute("aria-pressed", "true")
+    # the first five in group 1 to start: 1-1-1-6-6 a full house, 2-3-4-5-6 a big cameroon
+    expect(page.locator("#options .group-title")).to_have_text(["Group 1 · 1-1-1-6-6", "Group 2 · 2-3-4-5-6"])
+    # a tap moves a die: the last 6 to group 1 and the first 1 to group 2
+    page.get_by_role("button", name="Die 10: 6, group 2. Move to group 1").click()
+    page.get_by_role("button", name="Die 1: 1, group 1. Move to group 2").click()
+    expect(page.locator("#options .group-title")).to_have_text(["Group 1 · 1-1-6-6-6", "Group 2 · 1-2-3-4-5"])
+    shot(page, "dc-split-myself")
+    page.locator('#options [data-focus-key="g0:full"]').click()
+    expect(page.locator('#options [data-focus-key="g0:full"]')).to_have_attribute("aria-pressed", "true")
+    page.locator('#options [data-focus-key="g1:little_cameroon"]').click()
+    expect(cell(page, 1, "full")).to_have_text("20")   # the lowest die starts: Beto
+    expect(cell(page, 1, "little_cameroon")).to_have_text("21")
+    turn = api_turns(page, game)["turns"][0]
+    assert [(b["category"], b["dice"], b["points"]) for b in turn["boxes"]] == \
+        [("full", [1, 1, 6, 6, 6], 20), ("little_cameroon", [1, 2, 3, 4, 5], 21)]
+    # offline, Ana splits from the game's table
+    page.wait_for_function("() => Object.keys(localStorage).some(k => k.startsWith('anotador.table.'))")
+    page.context.set_offline(True)
+    roll(page, [5, 5, 5, 5, 5, 2, 3, 4, 5, 6])
+    page.get_by_role("button", name="Split myself").click()
+    expect(page.locator("#options .group-title")).to_have_text(["Group 1 · 5-5-5-5-5", "Group 2 · 2-3-4-5-6"])
+    expect(page.locator('#options [data-focus-key="g1:big_cameroon"] .pts')).to_have_text("30")
+    page.locator('#options [data-focus-key="g1:big_cameroon"]').click()
+    expect(page.locator('#options [data-focus-key="g0:big_cameroon"]')).to_be_disabled()  # one box, one group
+    page.locator('#options [data-focus-key="g0:fives"]').click()
+    expect(cell(page, 0, "fives")).to_have_class(re.compile("pending"))
+    page.context.set_offline(False)
+    expect(cell(page, 0, "fives")).to_have_text("25", timeout=8000)
+    expect(cell(page, 0, "big_cameroon")).to_have_text("30")
+    assert page.errors == []

@@ -18,6 +18,9 @@ export class Pad {
     this.served = false;
     this.showAll = false;
     this.scratchPick = [];
+    this.splitting = false; // ten dice split by the player ...
+    this.mine = [];         // ... the group (0 or 1) of each die
+    this.picked = [null, null];  // the box chosen for each of those groups
     this.result = null;     // the last /score answer: { key, data } or { key, offline: true }
     this.seq = 0;
     this.hint = new Hint(this, game);
@@ -28,6 +31,7 @@ export class Pad {
     });
     $("#clear").addEventListener("click", () => { this.set([], this.served); focus($("#faces button")); });
     $("#scratch-btn").addEventListener("click", () => this.toggleScratch());
+    $("#split-btn").addEventListener("click", () => this.toggleSplit());
   }
 
   /** Put dice (and served) on the pad: a new roll, or a turn to place again. */
@@ -37,6 +41,9 @@ export class Pad {
     this.hint.roll = served ? 1 : 3;  // a new turn: the final roll unless said otherwise
     this.showAll = false;
     this.scratchPick = [];
+    this.splitting = false;
+    this.mine = [];
+    this.picked = [null, null];
     this.render();
   }
 
@@ -53,13 +60,26 @@ export class Pad {
   renderTray() {
     const n = this.game.diceCount();
     const slots = [];
-    for (let i = 0; i < n; i++) {
+    // split by the player: group 1's dice on the left, group 2's on the right
+    const grouped = this.grouping();
+    const order = [...Array(n).keys()];
+    if (grouped) order.sort((a, b) => this.mine[a] - this.mine[b] || a - b);
+    for (const i of order) {
       const face = this.dice[i];
+      const group = grouped ? this.mine[i] : null;
       slots.push(face === undefined
         ? el("span", { class: "die empty", role: "img", "aria-label": t("empty_die", { n: i + 1 }), text: "·" })
-        : el("button", { type: "button", class: "die", "aria-label": t("remove_die", { n: i + 1, face }),
-                         text: String(face), dataset: { focusKey: `die:${i}` }, onclick: () => this.removeDie(i) }));
+        : group !== null
+          ? el("button", { type: "button", text: String(face),
+                           class: `die group-${group + 1}${group === 0 && this.mine.filter((x) => x === 0).length
+                             === order.indexOf(i) + 1 ? " split-end" : ""}`,
+                           "aria-label": t("move_die", { n: i + 1, face, from: group + 1, to: 2 - group }),
+                           dataset: { focusKey: `die:${i}` }, onclick: () => this.moveDie(i) })
+          : el("button", { type: "button", class: "die", "aria-label": t("remove_die", { n: i + 1, face }),
+                           text: String(face), dataset: { focusKey: `die:${i}` }, onclick: () => this.removeDie(i) }));
     }
+    $("#split-btn").hidden = n <= 5 || !!this.game.rollOff();
+    $("#split-btn").setAttribute("aria-pressed", String(this.splitting));
     $("#tray").replaceChildren(...slots);
     $("#tray").classList.toggle("ten", n > 5);
     // The face buttons are made once and only updated: focus stays on the face just pressed.
@@ -86,6 +106,8 @@ export class Pad {
 
   removeDie(i) {
     this.dice.splice(i, 1);
+    this.mine.splice(i, 1);
+    this.picked = [null, null];
     this.showAll = false;
     this.render();
     const left = [...$("#tray").querySelectorAll("button.die")];
@@ -113,14 +135,23 @@ export class Pad {
         onclick: () => this.game.recordRollOff(this.dice) }));
       return;
     }
+    if (this.grouping() && !this.groups()) {
+      box.dataset.drawn = "";
+      box.replaceChildren(el("p", { class: "hint", text: t("split_five") }));
+      this.game.showChoice([]);
+      return;
+    }
     const body = { rules: this.game.rules(), dice: this.dice, served: this.served, sheet: this.game.sheetForRoll() };
-    if (n > 5) body.limit = 100;
+    const groups = this.groups();
+    if (groups) body.groups = groups;
+    else if (n > 5) body.limit = 100;
     const key = JSON.stringify(body);
     if (!this.result || this.result.key !== key) {
       const res = await call("POST", "/api/v1/score", { body });
       if (seq !== this.seq) return; // a newer roll is being scored
       if (res.status === 0) {
-        const data = this.game.scoreOffline(this.dice, this.served, body.sheet);
+        const data = groups ? this.offlineGroups(groups, body.sheet)
+          : this.game.scoreOffline(this.dice, this.served, body.sheet);
         this.result = data ? { key, res: { ok: true, status: 200, data }, local: true } : { key, offline: true };
       } else {
         this.result = { key, res };
@@ -134,7 +165,7 @@ export class Pad {
     // The same answer drawn again (a poll, a turn acknowledged meanwhile) leaves the buttons alone: a
     // button replaced between a finger's down and up loses the tap.
     const drawn = JSON.stringify([this.result.key, this.result.res ? this.result.res.status : 0, this.showAll,
-                                  lang(), this.game.who()]);
+                                  lang(), this.game.who(), this.picked]);
     if (box.dataset.drawn === drawn && box.children.length) { this.hint.update(); return; }
     box.dataset.drawn = drawn;
     const focused = document.activeElement && box.contains(document.activeElement)
@@ -145,6 +176,8 @@ export class Pad {
       buttons = this.offlineChoices();
     } else if (!res.ok) {
       buttons = [el("p", { class: "error", text: res.data ? res.data.detail : String(res.status) })];
+    } else if (res.data.groups) {
+      buttons = this.groupChoices(res.data.groups);
     } else if (res.data.assignments) {
       const all = res.data.assignments;
       const shown = this.showAll ? all : all.slice(0, 8);
@@ -215,6 +248,78 @@ export class Pad {
       if (!ok) return;
     }
     this.game.recordBox(category, pts, false, this);
+  }
+
+  // -- ten dice split by the player ------------------------------------------------
+
+  /** "Split them myself": the dice go in two groups by taps (the first five, then the rest, to start). */
+  toggleSplit() {
+    this.splitting = !this.splitting;
+    this.mine = [];
+    this.picked = [null, null];
+    this.result = null;
+    this.render();
+    focus($("#tray button.die"));
+  }
+
+  moveDie(i) {
+    this.mine[i] = 1 - this.mine[i];
+    this.picked = [null, null];
+    this.render();
+    focus($(`#tray [data-focus-key="die:${i}"]`));
+  }
+
+  /** Whether the tray shows the player's two groups (every die in, splitting): each die's group in ``mine``. */
+  grouping() {
+    if (!this.splitting || !this.full()) return false;
+    this.mine = this.dice.map((_, i) => this.mine[i] ?? (i < 5 ? 0 : 1));
+    return true;
+  }
+
+  /** The two groups of the player's split, or null (not splitting, or not five and five). */
+  groups() {
+    if (!this.grouping()) return null;
+    const out = [[], []];
+    this.dice.forEach((face, i) => out[this.mine[i]].push(face));
+    return out[0].length === 5 ? out : null;
+  }
+
+  /** Each group scored from the game's table, as /api/v1/score answers for ``groups``. */
+  offlineGroups(groups, sheet) {
+    const scored = groups.map((g) => this.game.scoreOffline(g, this.served, sheet));
+    return scored.every(Boolean)
+      ? { groups: scored.map((x, k) => ({ dice: [...groups[k]].sort((a, b) => a - b), ...x })) } : null;
+  }
+
+  /** A box for each group (two different boxes); both chosen, the turn is recorded. */
+  groupChoices(groups) {
+    const out = [];
+    groups.forEach((g, k) => {
+      out.push(el("p", { class: "group-title", text: `${t("group", { n: k + 1 })} · ${g.dice.join("-")}` }));
+      const zero = g.scratch.filter((id) => !g.options.some((o) => o.category === id))
+        .map((id) => ({ category: id, points: 0 }));
+      for (const o of [...g.options, ...zero]) {
+        const taken = this.picked[1 - k] === o.category;
+        out.push(el("button", { type: "button", class: `option${o.points ? "" : " scratch"}`, disabled: taken,
+          "aria-pressed": String(this.picked[k] === o.category), dataset: { focusKey: `g${k}:${o.category}`,
+            boxes: o.category }, onclick: () => this.pickGroup(k, o, groups) },
+        el("span", { class: "label", text: this.game.boxName(o.category) }), ...pointsText(o.points)));
+      }
+    });
+    return out;
+  }
+
+  pickGroup(k, option, groups) {
+    this.picked[k] = this.picked[k] === option.category ? null : option.category;
+    if (this.picked[0] && this.picked[1]) {
+      const boxes = groups.map((g, j) => {
+        const found = g.options.find((o) => o.category === this.picked[j]);
+        return { category: this.picked[j], dice: g.dice, points: found ? found.points : 0 };
+      });
+      this.game.recordSplit({ boxes }, this);
+      return;
+    }
+    this.drawOptions();
   }
 
   // -- scratch ---------------------------------------------------------------------

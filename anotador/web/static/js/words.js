@@ -2,6 +2,8 @@
 
 export const T = {
   es: {
+    split_five: "Cada grupo lleva cinco dados: tocá un dado para pasarlo al otro grupo.",
+    split_mine: "Separar yo", move_die: "Dado {n}: {face}, grupo {from}. Pasar al grupo {to}",
     scratch_title_two: "Tachar dos casilleros",
     recent_playing: "En juego", recent_finished: "Terminadas",
     theme_auto: "Colores: como el teléfono", theme_dark: "Colores: oscuros", theme_light: "Colores: claros",
@@ -61,6 +63,8 @@ export const T = {
            as_listed: "el primero de la lista", sum: "suma de los dados", absent: "no" },
   },
   en: {
+    split_five: "Each group takes five dice: tap a die to move it to the other group.",
+    split_mine: "Split myself", move_die: "Die {n}: {face}, group {from}. Move to group {to}",
     scratch_title_two: "Scratch two boxes",
     recent_playing: "In course", recent_finished: "Finished",
     theme_auto: "Colors: as the phone", theme_dark: "Colors: dark", theme_light: "Colors: light",
@@ -121,6 +125,8 @@ export const T = {
            as_listed: "first listed", sum: "sum of the dice", absent: "no" },
   },
   pt: {
+    split_five: "Cada grupo leva cinco dados: toque num dado para passá-lo ao outro grupo.",
+    split_mine: "Separar eu mesmo", move_die: "Dado {n}: {face}, grupo {from}. Passar para o grupo {to}",
     scratch_title_two: "Riscar duas casas",
     recent_playing: "Em andamento", recent_finished: "Terminadas",
     theme_auto: "Cores: como o telefone", theme_dark: "Cores: escuras", theme_light: "Cores: claras",
@@ -181,6 +187,8 @@ export const T = {
            as_listed: "o primeiro da lista", sum: "soma dos dados", absent: "não" },
   },
   de: {
+    split_five: "Jede Gruppe hat fünf Würfel: Tippe einen Würfel an, um ihn in die andere Gruppe zu legen.",
+    split_mine: "Selbst aufteilen", move_die: "Würfel {n}: {face}, Gruppe {from}. In Gruppe {to} legen",
     scratch_title_two: "Zwei Felder streichen",
     recent_playing: "Laufend", recent_finished: "Beendet",
     theme_auto: "Farben: wie das Telefon", theme_dark: "Farben: dunkel", theme_light: "Farben: hell",
@@ -243,6 +251,8 @@ export const T = {
            as_listed: "wer zuerst steht", sum: "Summe der Würfel", absent: "nein" },
   },
   sv: {
+    split_five: "Varje grupp har fem tärningar: tryck på en tärning för att flytta den till den andra gruppen.",
+    split_mine: "Dela själv", move_die: "Tärning {n}: {face}, grupp {from}. Flytta till grupp {to}",
     scratch_title_two: "Stryk två rutor",
     recent_playing: "Pågående", recent_finished: "Avslutade",
     theme_auto: "Färger: som telefonen", theme_dark: "Färger: mörka", theme_light: "Färger: ljusa",
