@@ -363,7 +363,8 @@ def test_roll_off(new_game):
             sheet = table.get()["players"][p]["sheet"]
             table.turn(p, next(b.id for b in rules.boxes if sheet[b.id] is None), scratch=True)
     game = table.get()
-    assert (game["status"], game["turn"], game["roll_off"]) == ("playing", None, {"players": [0, 1], "rolled": {}})
+    assert (game["status"], game["turn"], game["roll_off"]) == \
+        ("playing", None, {"players": [0, 1], "rolled": {}, "round": 1})
 
     def roll(player, dice, expect=201):
         r = table.client.post(table.url("/roll-off"), json={"player": player, "dice": dice}, headers=table.auth)
@@ -374,8 +375,8 @@ def test_roll_off(new_game):
 
     roll(0, [6, 6, 6, 6, 6])
     roll(0, [6, 6, 6, 6, 6], expect=409)
-    game = roll(1, [6, 6, 6, 6, 6])          # tied again: both roll again
-    assert game["roll_off"] == {"players": [0, 1], "rolled": {}}
+    game = roll(1, [6, 6, 6, 6, 6])          # tied again: both roll again, in a second round
+    assert game["roll_off"] == {"players": [0, 1], "rolled": {}, "round": 2}
     roll(1, [1, 1, 1, 1, 2])
     game = roll(0, [1, 1, 1, 1, 3])
     assert (game["status"], game["winners"], game["reason"], game["roll_off"]) == ("finished", [0], "roll_off", None)

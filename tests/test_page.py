@@ -476,3 +476,31 @@ def test_double_cameroon_dice_split_by_the_player(phone):
     expect(cell(page, 0, "fives")).to_have_text("25", timeout=8000)
     expect(cell(page, 0, "big_cameroon")).to_have_text("30")
     assert page.errors == []
+
+
+def test_a_roll_off_and_a_tie_in_it_each_say_so(phone):
+    """Under tie_break roll_off, two players tied at the end roll off on the page; tied again, the page
+    says it is the second round, not the same words as the first."""
+    page = phone()
+    page.goto("/")
+    made = page.request.post("/api/v1/games", data={"rules": {"base": "generala", "tie_break": "roll_off"},
+                                                     "players": ["Ana", "Beto"]}).json()
+    auth = {"Authorization": f"Bearer {made['token']}"}
+    for box in ["ones", "twos", "threes", "fours", "fives", "sixes", "straight", "full", "four", "generala"]:
+        for player in (0, 1):
+            done = page.request.post(f"/api/v1/games/{made['id']}/turns", headers=auth,
+                                     data={"player": player, "category": box, "scratch": True})
+            assert done.status == 201, done.text()
+    page.goto(f"/g/{made['id']}#token={made['token']}")
+    expect(page.locator("#turn-line")).to_have_text("Roll-off: Ana, Beto roll.")
+    for player, dice in ((0, [6, 6, 6, 6, 6]), (1, [6, 6, 6, 6, 6])):
+        expect(page.locator("#play-title")).to_have_text(f"{['Ana', 'Beto'][player]}'s roll-off roll")
+        roll(page, dice)
+        page.get_by_role("button", name="Record roll-off").click()
+    expect(page.locator("#turn-line")).to_have_text("Tied again: Ana, Beto roll (roll-off round 2).")
+    shot(page, "roll-off-round-2")
+    for dice in ([1, 1, 1, 1, 2], [1, 1, 1, 1, 3]):
+        roll(page, dice)
+        page.get_by_role("button", name="Record roll-off").click()
+    expect(page.locator("#winner")).to_contain_text("Beto wins!")
+    assert page.errors == []

@@ -232,9 +232,9 @@ def test_roll_off_until_one_is_highest():
     game.roll_off(0, [3, 3, 3, 3, 3])       # 15
     with pytest.raises(RollOffError):
         game.roll_off(0, [6, 6, 6, 6, 6])   # has rolled this round
-    assert game.roll_off_state() == {"players": [0, 1], "rolled": {"0": 15}}
-    game.roll_off(1, [1, 2, 3, 4, 5])       # 15 again: both roll again
-    assert game.roll_off_state() == {"players": [0, 1], "rolled": {}}
+    assert game.roll_off_state() == {"players": [0, 1], "rolled": {"0": 15}, "round": 1}
+    game.roll_off(1, [1, 2, 3, 4, 5])       # 15 again: both roll again, a second round
+    assert game.roll_off_state() == {"players": [0, 1], "rolled": {}, "round": 2}
     game.roll_off(1, [6, 6, 6, 6, 5])       # 29
     game.roll_off(0, [6, 6, 6, 6, 4])       # 28
     out = game.outcome()

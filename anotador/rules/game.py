@@ -425,12 +425,12 @@ class Game:
         self.roll_offs.append((player, tuple(dice)))
 
     def roll_off_state(self) -> dict[str, Any] | None:
-        """Return the roll-off under way: contenders, and this round's rolls."""
+        """Return the roll-off under way: contenders, this round's rolls, and which round it is (from 1)."""
         out = self.outcome()
         if out.roll_off is None:
             return None
-        contenders, rolled, _ = self._roll_off_rounds(self.leaders())  # type: ignore[arg-type]
-        return {"players": list(contenders), "rolled": {str(p): s for p, s in rolled.items()}}
+        contenders, rolled, rounds = self._roll_off_rounds(self.leaders())  # type: ignore[arg-type]
+        return {"players": list(contenders), "rolled": {str(p): s for p, s in rolled.items()}, "round": rounds + 1}
 
     # -- rebuilding -------------------------------------------------------
 

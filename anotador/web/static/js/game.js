@@ -440,7 +440,10 @@ export class GameView {
     if (due) {
       $("#turn-line").textContent = t("turn_of", { name: this.playerName(due.player), round: due.round, rounds: g.rounds });
     } else if (g.roll_off) {
-      $("#turn-line").textContent = t("roll_off", { names: g.roll_off.players.map((p) => this.playerName(p)).join(", ") });
+      // a tie again looks it: the round is said from the second on
+      const names = g.roll_off.players.map((p) => this.playerName(p)).join(", ");
+      $("#turn-line").textContent = (g.roll_off.round || 1) > 1 ? t("roll_off_again", { names, round: g.roll_off.round })
+        : t("roll_off", { names });
     } else {
       $("#turn-line").textContent = "";
     }
