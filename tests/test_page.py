@@ -504,3 +504,22 @@ def test_a_roll_off_and_a_tie_in_it_each_say_so(phone):
         page.get_by_role("button", name="Record roll-off").click()
     expect(page.locator("#winner")).to_contain_text("Beto wins!")
     assert page.errors == []
+
+
+def test_a_recorded_turn_buzzes_unless_turned_off(phone):
+    page = phone()
+    page.add_init_script("window.__buzz = []; navigator.vibrate = (ms) => { window.__buzz.push(ms); return true; };")
+    start_game(page, ["Ana", "Beto"])
+    roll(page, [6, 6, 6, 1, 1])
+    choose(page, "Full house", 30)
+    assert page.evaluate("window.__buzz") == [25]
+    page.locator(".brand").click()
+    page.get_by_label("Vibrate when a turn is recorded").uncheck()   # kept on this phone
+    page.go_back()
+    roll(page, [2, 3, 4, 5, 6])
+    choose(page, "Straight", 20)
+    expect(cell(page, 1, "straight")).to_have_text("20")
+    assert page.evaluate("window.__buzz") == []
+    page.reload()
+    page.locator(".brand").click()
+    expect(page.get_by_label("Vibrate when a turn is recorded")).not_to_be_checked()

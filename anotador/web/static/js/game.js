@@ -292,6 +292,7 @@ export class GameView {
   }
 
   write(body, boxes, pad) {
+    if (!store.flag("noHaptics") && navigator.vibrate) navigator.vibrate(25);  // felt, not only seen
     const player = body.player;
     const item = { player, dice: pad.dice.length ? [...pad.dice] : null, served: pad.served, boxes,
                    label: `${this.playerName(player)}: ${boxes.map((b) => `${this.boxName(b.category)}${

@@ -6,6 +6,7 @@ import { ROOT, url } from "./api.js";
 import { GameView } from "./game.js";
 import { $ } from "./helpers.js";
 import { addPlayerRow, relabelHome, showHome, toggleDice } from "./home.js";
+import { store } from "./store.js";
 import { applyTheme, nextTheme } from "./theme.js";
 import { applyWords, lang, setLang } from "./words.js";
 
@@ -37,6 +38,9 @@ function wire() {
     else if (game) { game.render(); game.share.render(); }
   });
   $("#theme").addEventListener("click", nextTheme);
+  // a short buzz when a turn is recorded, where the phone can (on unless turned off on this phone)
+  $("#haptics").checked = !store.flag("noHaptics");
+  $("#haptics").addEventListener("change", () => store.setFlag("noHaptics", !$("#haptics").checked));
   $("#add-player").addEventListener("click", () => addPlayerRow("")?.focus());
   $("#use-dice").addEventListener("change", toggleDice);
   window.addEventListener("popstate", route);

@@ -2,6 +2,7 @@
 
 export const T = {
   es: {
+    haptics: "Vibrar al anotar cada turno",
     roll_off_again: "Empataron otra vez: tiran {names} (ronda {round} del desempate).",
     split_five: "Cada grupo lleva cinco dados: tocá un dado para pasarlo al otro grupo.",
     split_mine: "Separar yo", move_die: "Dado {n}: {face}, grupo {from}. Pasar al grupo {to}",
@@ -64,6 +65,7 @@ export const T = {
            as_listed: "el primero de la lista", sum: "suma de los dados", absent: "no" },
   },
   en: {
+    haptics: "Vibrate when a turn is recorded",
     roll_off_again: "Tied again: {names} roll (roll-off round {round}).",
     split_five: "Each group takes five dice: tap a die to move it to the other group.",
     split_mine: "Split myself", move_die: "Die {n}: {face}, group {from}. Move to group {to}",
@@ -127,6 +129,7 @@ export const T = {
            as_listed: "first listed", sum: "sum of the dice", absent: "no" },
   },
   pt: {
+    haptics: "Vibrar ao marcar cada jogada",
     roll_off_again: "Empataram de novo: jogam {names} (rodada {round} do desempate).",
     split_five: "Cada grupo leva cinco dados: toque num dado para passá-lo ao outro grupo.",
     split_mine: "Separar eu mesmo", move_die: "Dado {n}: {face}, grupo {from}. Passar para o grupo {to}",
@@ -190,6 +193,7 @@ export const T = {
            as_listed: "o primeiro da lista", sum: "soma dos dados", absent: "não" },
   },
   de: {
+    haptics: "Vibrieren, wenn ein Zug eingetragen wird",
     roll_off_again: "Wieder gleich: {names} würfeln (Stechen, Runde {round}).",
     split_five: "Jede Gruppe hat fünf Würfel: Tippe einen Würfel an, um ihn in die andere Gruppe zu legen.",
     split_mine: "Selbst aufteilen", move_die: "Würfel {n}: {face}, Gruppe {from}. In Gruppe {to} legen",
@@ -255,6 +259,7 @@ export const T = {
            as_listed: "wer zuerst steht", sum: "Summe der Würfel", absent: "nein" },
   },
   sv: {
+    haptics: "Vibrera när en tur förs in",
     roll_off_again: "Lika igen: {names} slår (omslag, omgång {round}).",
     split_five: "Varje grupp har fem tärningar: tryck på en tärning för att flytta den till den andra gruppen.",
     split_mine: "Dela själv", move_die: "Tärning {n}: {face}, grupp {from}. Flytta till grupp {to}",
