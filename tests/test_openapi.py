@@ -71,7 +71,7 @@ CLOSED_IN_ANSWERS = {"AdviceResponse.properties.roll": "a turn has at most three
 
 def _enums_in_answers():
     """Every enum reachable from a response, as (where, the enum's schema, the schema it was reached through)."""
-    schemas, seen, found = SPEC["components"]["schemas"], set(), []
+    seen, found = set(), []
 
     def walk(node, where, through):
         if isinstance(node, list):

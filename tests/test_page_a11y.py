@@ -7,7 +7,6 @@ these tests only, to inject it.
 
 from __future__ import annotations
 
-import io
 import re
 import shutil
 import subprocess
@@ -21,7 +20,7 @@ needs("playwright.sync_api", "pip install playwright")
 from playwright.sync_api import expect  # noqa: E402
 
 from .conftest import ROOT, require, shot
-from .pagekit import NAMES, cell, choose, option, roll, scratch, start_game
+from .pagekit import NAMES, cell, choose, option, roll, start_game
 
 AXE_VERSION = "4.14.1"
 AXE_DIR = ROOT / "build" / f"axe-core-{AXE_VERSION}"

@@ -101,9 +101,9 @@ def test_the_sheet_and_the_pad_are_in_sight_together(phone, width, height, playe
         for name in ("pad", "tray", "options", "first", "head", "total"):
             assert inside(got[name], view), f"{name} is off screen: {got[name]}"
         assert inside(got["head"], got["wrap"]) and inside(got["total"], got["wrap"])
-        for cell in got["choosing"]:   # in the sheet's box, between its pinned header row and totals
-            assert cell["t"] >= got["theadBottom"] - 1 and cell["b"] <= got["tfootTop"] + 1, cell
-            assert inside(cell, got["wrap"]) and inside(cell, view)
+        for mark in got["choosing"]:   # in the sheet's box, between its pinned header row and totals
+            assert mark["t"] >= got["theadBottom"] - 1 and mark["b"] <= got["tfootTop"] + 1, mark
+            assert inside(mark, got["wrap"]) and inside(mark, view)
         side_by_side = width >= 900 or width > height
         assert (got["pad"]["l"] >= got["wrap"]["r"] - 1) == side_by_side, got
         if (width, height, players) == (1024, 768, 6):
