@@ -523,3 +523,31 @@ def test_a_recorded_turn_buzzes_unless_turned_off(phone):
     page.reload()
     page.locator(".brand").click()
     expect(page.get_by_label("Vibrate when a turn is recorded")).not_to_be_checked()
+
+
+def test_a_corrected_cell_is_marked_on_every_phone(phone):
+    """A correction made on one phone is marked on the others (a corner fold, and a word for screen readers),
+    whether it changed the points in place or moved the turn to another box; an undone cell loses it."""
+    a = phone()
+    game = start_game(a, ["Ana", "Beto"])
+    b = phone()
+    b.goto(f"/g/{game}")   # read only
+    roll(a, [3, 3, 3, 2, 2])
+    choose(a, "Full house", 30)
+    roll(a, [1, 2, 3, 4, 6])
+    choose(a, "Sixes", 6)
+    expect(cell(b, 1, "sixes")).to_have_text("6", timeout=3000)
+    expect(b.locator("#sheet td.corrected")).to_have_count(0)
+    # Ana's full house was threes: moved to another box
+    a.get_by_role("button", name="Full house, Ana: 30 points. Correct").click()
+    choose(a, "Threes", 9)
+    expect(cell(b, 0, "threes")).to_contain_text("9", timeout=3000)
+    expect(cell(b, 0, "threes")).to_have_class(re.compile("corrected"))
+    expect(cell(b, 0, "threes")).to_contain_text("(corrected)")
+    expect(cell(a, 0, "threes")).to_have_class(re.compile("corrected"))   # on the phone that corrected too
+    expect(b.locator("#sheet td.corrected")).to_have_count(1)
+    shot(b, "corrected-on-another-phone")
+    # the mark stays on a phone that reopens the game
+    b.reload()
+    expect(cell(b, 0, "threes")).to_have_class(re.compile("corrected"))
+    assert a.errors == [] and b.errors == []

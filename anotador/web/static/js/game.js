@@ -133,6 +133,7 @@ export class GameView {
     const before = this.game;
     this.game = game;
     if (etag) this.etag = etag;
+    if (before && before.id === game.id && game.version > before.version) this.noteCorrections(before, game);
     store.saw(game.id, game, this.etag);
     store.remember({ id: game.id, names: game.players.map((p) => p.name), variant: game.variant,
                      ...(store.games().some((x) => x.id === game.id) ? {} : { at: game.created_at }) });
@@ -330,6 +331,30 @@ export class GameView {
     }
   }
 
+  /** Cells a correction changed, here or on another phone, stay marked on this phone: a value changed in
+   *  place, or a turn moved to another box (one cell emptied and another filled in the same column). */
+  noteCorrections(before, after) {
+    const marks = new Set(store.corrected(after.id));
+    after.players.forEach((p, seat) => {
+      const was = before.players[seat];
+      if (!was) return;
+      const emptied = [], filled = [];
+      for (const [box, value] of Object.entries(p.sheet)) {
+        const old = was.sheet[box];
+        if (value === null) {
+          if (old !== null && old !== undefined) emptied.push(box);
+          marks.delete(`${seat}:${box}`);
+        } else if (old === null || old === undefined) {
+          filled.push(box);
+        } else if (old !== value || was.scratched.includes(box) !== p.scratched.includes(box)) {
+          marks.add(`${seat}:${box}`);
+        }
+      }
+      if (emptied.length && filled.length) for (const box of filled) marks.add(`${seat}:${box}`);
+    });
+    store.setCorrected(after.id, [...marks]);
+  }
+
   // -- conflicts ---------------------------------------------------------------------
 
   /** A write the server refused: said in the page's language, naming the player and the turn. */
@@ -452,6 +477,7 @@ export class GameView {
     $("#pending").hidden = !queued;
     $("#pending").textContent = queued ? t("pending_n", { n: queued }) : "";
     renderSheet(g, { now: this.fix ? -1 : due ? due.player : -1, fix: this.fix, pending: this.pendingCells(),
+                     corrected: new Set(store.corrected(g.id)),
                      writer, onCell: (seat, box, cell) => this.startFix(seat, box, cell) });
     renderLegend(g);
     this.showChoice(this.choice || [], false);

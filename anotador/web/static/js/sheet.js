@@ -51,18 +51,21 @@ export function renderSheet(game, view) {
       const scratched = p.scratched.includes(box.id);
       const pend = view.pending[i] && view.pending[i][box.id];
       const fixing = view.fix && view.fix.player === i && view.fix.boxes.includes(box.id);
+      const fixed = value !== null && view.corrected && view.corrected.has(`${i}:${box.id}`);
       const cls = [mark(i), scratched ? "scratched" : "", pend !== undefined ? "pending" : "",
-                   fixing ? "fixing" : ""].join(" ").trim() || null;
+                   fixing ? "fixing" : "", fixed ? "corrected" : ""].filter(Boolean).join(" ") || null;
+      const note = fixed ? el("span", { class: "sr-only", text: ` (${t("corrected")})` }) : null;
       if (pend !== undefined) {
         return el("td", { class: cls }, el("span", { text: pend }), el("span", { class: "sr-only", text: ` (${t("pending")})` }));
       }
       if (value === null) return el("td", { class: cls });
       const text = scratched ? "0" : String(value);
       if (!view.writer) {
-        return el("td", { class: cls }, text, scratched ? el("span", { class: "sr-only", text: ` (${t("scratched")})` }) : null);
+        return el("td", { class: cls, title: fixed ? t("corrected") : null }, text,
+          scratched ? el("span", { class: "sr-only", text: ` (${t("scratched")})` }) : null, note);
       }
       const label = t("cell_fix", { box: box.names[l], name: isolate(p.name),
-                                    value: scratched ? t("scratched") : points(value) });
+                                    value: scratched ? t("scratched") : points(value) }) + (fixed ? ` (${t("corrected")})` : "");
       return el("td", { class: cls }, el("button", { type: "button", class: "cell", "aria-label": label, text,
         dataset: { focusKey: `cell:${i}:${box.id}` }, onclick: (e) => view.onCell(i, box.id, e.currentTarget) }));
     }));

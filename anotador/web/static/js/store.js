@@ -26,7 +26,7 @@ export const store = {
   /** A game the server no longer has: out of the list, with what this phone kept of it. */
   forget(id) {
     write(GAMES, store.games().filter((g) => g.id !== id));
-    for (const key of [`anotador.seen.${id}`, `anotador.queue.${id}`]) localStorage.removeItem(key);
+    for (const key of [`anotador.seen.${id}`, `anotador.queue.${id}`, `anotador.fixed.${id}`]) localStorage.removeItem(key);
   },
   token(id) { const g = store.games().find((x) => x.id === id); return g ? g.token || null : null; },
 
@@ -54,6 +54,13 @@ export const store = {
     for (const key of Object.keys(localStorage)) {
       if (key.startsWith("anotador.table.") && !used.has(key.slice(15))) localStorage.removeItem(key);
     }
+  },
+
+  /** The cells of a game this phone saw corrected: ["seat:box", ...]. */
+  corrected(id) { return read(`anotador.fixed.${id}`, []); },
+  setCorrected(id, cells) {
+    if (cells.length) write(`anotador.fixed.${id}`, cells);
+    else localStorage.removeItem(`anotador.fixed.${id}`);
   },
 
   flag(name) { return read(`anotador.flag.${name}`, false); },

@@ -2,6 +2,7 @@
 
 export const T = {
   es: {
+    corrected: "corregido",
     haptics: "Vibrar al anotar cada turno",
     roll_off_again: "Empataron otra vez: tiran {names} (ronda {round} del desempate).",
     split_five: "Cada grupo lleva cinco dados: tocá un dado para pasarlo al otro grupo.",
@@ -65,6 +66,7 @@ export const T = {
            as_listed: "el primero de la lista", sum: "suma de los dados", absent: "no" },
   },
   en: {
+    corrected: "corrected",
     haptics: "Vibrate when a turn is recorded",
     roll_off_again: "Tied again: {names} roll (roll-off round {round}).",
     split_five: "Each group takes five dice: tap a die to move it to the other group.",
@@ -129,6 +131,7 @@ export const T = {
            as_listed: "first listed", sum: "sum of the dice", absent: "no" },
   },
   pt: {
+    corrected: "corrigido",
     haptics: "Vibrar ao marcar cada jogada",
     roll_off_again: "Empataram de novo: jogam {names} (rodada {round} do desempate).",
     split_five: "Cada grupo leva cinco dados: toque num dado para passá-lo ao outro grupo.",
@@ -193,6 +196,7 @@ export const T = {
            as_listed: "o primeiro da lista", sum: "soma dos dados", absent: "não" },
   },
   de: {
+    corrected: "korrigiert",
     haptics: "Vibrieren, wenn ein Zug eingetragen wird",
     roll_off_again: "Wieder gleich: {names} würfeln (Stechen, Runde {round}).",
     split_five: "Jede Gruppe hat fünf Würfel: Tippe einen Würfel an, um ihn in die andere Gruppe zu legen.",
@@ -259,6 +263,7 @@ export const T = {
            as_listed: "wer zuerst steht", sum: "Summe der Würfel", absent: "nein" },
   },
   sv: {
+    corrected: "rättad",
     haptics: "Vibrera när en tur förs in",
     roll_off_again: "Lika igen: {names} slår (omslag, omgång {round}).",
     split_five: "Varje grupp har fem tärningar: tryck på en tärning för att flytta den till den andra gruppen.",
