@@ -26,6 +26,14 @@ const RTL = /[\u0590-\u08FF\uFB1D-\uFDFF\uFE70-\uFEFC]/;
  *  reads in its own direction and the words and punctuation around it stay outside it. */
 export function isolate(name) { return RTL.test(name) ? `\u2068${name}\u2069` : name; }
 
+/** Whether ``node`` already shows what ``key`` names; if not, ``key`` is noted as what it is about to show.
+ *  A button replaced between a finger's down and up loses the tap: the same content is not drawn twice. */
+export function unchanged(node, key) {
+  if (node.dataset.drawn === key && node.children.length) return true;
+  node.dataset.drawn = key;
+  return false;
+}
+
 let toastTimer = null;
 /** A short message in the polite live region. */
 export function toast(message) {

@@ -6,7 +6,7 @@
 // scores the turn again when it is sent. Ten dice offline: every free box.
 
 import { call } from "./api.js";
-import { $, confirmDialog, el, focus } from "./helpers.js";
+import { $, confirmDialog, el, focus, unchanged } from "./helpers.js";
 import { Hint } from "./hint.js";
 import { lang, points, t } from "./words.js";
 
@@ -64,15 +64,15 @@ export class Pad {
     const grouped = this.grouping();
     const order = [...Array(n).keys()];
     if (grouped) order.sort((a, b) => this.mine[a] - this.mine[b] || a - b);
-    for (const i of order) {
+    const firstGroup = grouped ? this.mine.filter((x) => x === 0).length : 0;  // a gap after its last die
+    for (const [at, i] of order.entries()) {
       const face = this.dice[i];
       const group = grouped ? this.mine[i] : null;
       slots.push(face === undefined
         ? el("span", { class: "die empty", role: "img", "aria-label": t("empty_die", { n: i + 1 }), text: "·" })
         : group !== null
           ? el("button", { type: "button", text: String(face),
-                           class: `die group-${group + 1}${group === 0 && this.mine.filter((x) => x === 0).length
-                             === order.indexOf(i) + 1 ? " split-end" : ""}`,
+                           class: `die group-${group + 1}${at === firstGroup - 1 ? " split-end" : ""}`,
                            "aria-label": t("move_die", { n: i + 1, face, from: group + 1, to: 2 - group }),
                            dataset: { focusKey: `die:${i}` }, onclick: () => this.moveDie(i) })
           : el("button", { type: "button", class: "die", "aria-label": t("remove_die", { n: i + 1, face }),
@@ -162,12 +162,12 @@ export class Pad {
 
   drawOptions() {
     const box = $("#options");
-    // The same answer drawn again (a poll, a turn acknowledged meanwhile) leaves the buttons alone: a
-    // button replaced between a finger's down and up loses the tap.
-    const drawn = JSON.stringify([this.result.key, this.result.res ? this.result.res.status : 0, this.showAll,
-                                  lang(), this.game.who(), this.picked]);
-    if (box.dataset.drawn === drawn && box.children.length) { this.hint.update(); return; }
-    box.dataset.drawn = drawn;
+    // the same answer drawn again (a poll, a turn acknowledged meanwhile) leaves the buttons alone
+    if (unchanged(box, JSON.stringify([this.result.key, this.result.res ? this.result.res.status : 0, this.showAll,
+                                       lang(), this.game.who(), this.picked]))) {
+      this.hint.update();
+      return;
+    }
     const focused = document.activeElement && box.contains(document.activeElement)
       ? document.activeElement.dataset.focusKey : null;
     const { res, offline } = this.result;
@@ -344,10 +344,8 @@ export class Pad {
     const list = $("#scratch-list");
     list.setAttribute("aria-label", t("scratch_list"));
     const two = this.game.boxesPerTurn() > 1;
-    // unchanged, left alone: a button replaced under a finger loses the tap (see drawOptions)
-    const drawn = JSON.stringify([this.game.freeBoxes().map((b) => b.id), this.scratchPick, lang(), this.game.who()]);
-    if (list.dataset.drawn === drawn && list.children.length) return;
-    list.dataset.drawn = drawn;
+    if (unchanged(list, JSON.stringify([this.game.freeBoxes().map((b) => b.id), this.scratchPick, lang(),
+                                        this.game.who()]))) return;
     const buttons = this.game.freeBoxes().map((b) => el("button", { type: "button", class: "option scratch",
       "aria-pressed": two ? String(this.scratchPick.includes(b.id)) : null, dataset: { focusKey: `scr:${b.id}` },
       onclick: () => (two ? this.pickTwo(b.id) : this.scratchOne(b)) },
