@@ -499,10 +499,18 @@ def test_a_roll_off_and_a_tie_in_it_each_say_so(phone):
         page.get_by_role("button", name="Record roll-off").click()
     expect(page.locator("#turn-line")).to_have_text("Tied again: Ana, Beto roll (roll-off round 2).")
     shot(page, "roll-off-round-2")
-    for dice in ([1, 1, 1, 1, 2], [1, 1, 1, 1, 3]):
+    # Round 2 with no connection: a queued roll moves the roll-off on to the next player at once (the
+    # page used to ask for Ana's roll again until the server answered), and both rolls are sent later.
+    page.context.set_offline(True)
+    for name, dice in (("Ana", [1, 1, 1, 1, 2]), ("Beto", [1, 1, 1, 1, 3])):
+        expect(page.locator("#play-title")).to_have_text(f"{name}'s roll-off roll")
         roll(page, dice)
         page.get_by_role("button", name="Record roll-off").click()
-    expect(page.locator("#winner")).to_contain_text("Beto wins!")
+    expect(page.locator("#play")).to_be_hidden()   # nobody's roll is due while both wait to be sent
+    page.context.set_offline(False)
+    expect(page.locator("#winner")).to_contain_text("Beto wins!", timeout=10000)
+    rolls = page.request.get(f"/api/v1/games/{made['id']}/turns").json()["roll_offs"]
+    assert [(r["player"], r["dice"]) for r in rolls][-2:] == [(0, [1, 1, 1, 1, 2]), (1, [1, 1, 1, 1, 3])]
     assert page.errors == []
 
 

@@ -183,11 +183,13 @@ export class GameView {
     return b ? b.names[lang()] : "";
   }
 
-  /** The roll-off roll due, if a roll-off is under way. */
+  /** The roll-off roll due, if a roll-off is under way: the server's, moved on by rolls still waiting to be
+   * sent (as due() is by queued turns), so the next player's dice are never taken for the last one's. */
   rollOff() {
     const g = this.game;
     if (this.fix || !g || !g.roll_off) return null;
-    const p = g.roll_off.players.find((x) => !(String(x) in g.roll_off.rolled));
+    const queued = new Set(this.queued().filter((i) => i.kind === "roll-off").map((i) => i.player));
+    const p = g.roll_off.players.find((x) => !(String(x) in g.roll_off.rolled) && !queued.has(x));
     return p === undefined ? null : { player: p };
   }
 
