@@ -36,7 +36,8 @@ pytestmark = pytest.mark.slow
 SHIPPED = ("anotador/openapi.yaml", "anotador/web/templates/index.html", "anotador/web/static/js/main.js",
            "anotador/web/static/app.css", "anotador/web/static/sw.js", "anotador/migrations/alembic.ini",
            "anotador/migrations/script.py.mako", "anotador/migrations/env.py",
-           "anotador/migrations/versions/0001_games.py")
+           "anotador/migrations/versions/0001_games.py", "anotador/printing/typefaces/FiraGO-Bold.ttf",
+           "anotador/printing/typefaces/DroidSansFallback.ttf", "anotador/printing/typefaces/Symbola.ttf")
 
 
 @pytest.fixture(scope="module")
@@ -127,7 +128,7 @@ def test_the_installed_package_upgrades_an_empty_database_and_serves_a_game(venv
         assert _call(port, "GET", "/static/js/main.js")[0] == 200
         status, _, spec = _call(port, "GET", "/openapi.yaml")
         assert status == 200 and spec.startswith(b"openapi: 3.")
-        status, _, body = _call(port, "POST", "/api/v1/games", {"variant": "generala", "players": ["Ana", "Beto"]})
+        status, _, body = _call(port, "POST", "/api/v1/games", {"variant": "generala", "players": ["Ana", "Ольга"]})
         assert status == 201, body
         game = json.loads(body)
         auth = {"Authorization": f"Bearer {game['token']}"}
@@ -138,6 +139,8 @@ def test_the_installed_package_upgrades_an_empty_database_and_serves_a_game(venv
         status, _, body = _call(port, "GET", f"/api/v1/games/{game['id']}")
         assert status == 200 and json.loads(body)["players"][game["turn"]["player"]]["sheet"]["threes"] == 9
         assert _call(port, "GET", "/readyz")[0] == 200  # the schema is this code's
+        status, _, pdf = _call(port, "GET", f"/api/v1/games/{game['id']}/sheet.pdf")
+        assert status == 200 and b"FiraGO-Bold" in pdf  # the Cyrillic name, in the font the wheel ships
     finally:
         os.killpg(server.pid, signal.SIGTERM)
         server.wait(timeout=30)

@@ -6,6 +6,7 @@ import io
 
 from reportlab.pdfgen.canvas import Canvas
 
+from . import fonts
 from .layout import LEADING, PAD, Layout, Text
 
 
@@ -44,10 +45,33 @@ def draw_text(c: Canvas, t: Text) -> None:
     block = leading * (len(t.lines) - 1) + t.size * 0.72  # cap height of the last line
     baseline = t.y + (t.h + block) / 2 - t.size * 0.72
     for line in t.lines:
-        if t.align == "center":
+        if not fonts.plain(line, t.font):
+            _draw_pieces(c, t, line, baseline)
+        elif t.align == "center":
             c.drawCentredString(t.x + t.w / 2, baseline, line)
         elif t.align == "right":
             c.drawRightString(t.x + t.w - PAD, baseline, line)
         else:
             c.drawString(t.x + PAD, baseline, line)
         baseline -= leading
+
+
+def _draw_pieces(c: Canvas, t: Text, line: str, baseline: float) -> None:
+    """A line in several fonts or directions: its pieces left to right, each shaped (fonts.pieces)."""
+    pieces = fonts.pieces(line, t.font)
+    width = sum(p.width for p in pieces) * t.size
+    x = (t.x + (t.w - width) / 2 if t.align == "center" else t.x + t.w - PAD - width if t.align == "right"
+         else t.x + PAD)
+    for p in pieces:
+        # Shaped glyphs (a conjunct, a joined form) have no letter of their own: the piece says
+        # which letters it shows (ActualText), so a reader or a search finds the name as typed.
+        shaped = fonts.actual_text(p)
+        if shaped:
+            c.addLiteral(f"/Span <</ActualText <FEFF{shaped.encode('utf-16-be').hex().upper()}>>> BDC")
+        text = c.beginText(x, baseline)
+        text.setFont(p.font, t.size)
+        text.textOut(p.text)  # a text object keeps the shaped string's positions; drawString would drop them
+        c.drawText(text)
+        if shaped:
+            c.addLiteral("EMC")
+        x += p.width * t.size
