@@ -200,3 +200,32 @@ def test_a_lone_surrogate_in_the_path_or_query_is_not_a_500(table):
         r = client.get(url)
         assert r.status_code < 500, url
         assert re.match(r"^(application/problem\+json|text/html|application/pdf)$", r.mimetype)
+
+
+#: Any letter, mark, number, symbol or punctuation of any script (what the name rule lets through).
+NAME_CHARS = st.characters(exclude_categories=("Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"))
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.text(NAME_CHARS, min_size=1, max_size=40), min_size=1, max_size=12))
+def test_any_name_the_name_rule_accepts_prints(raw):
+    """Names of any script, emoji, marks without a letter, mixed directions: the sheet prints, every piece
+    fits its cell, and nothing raises (a name no shipped font covers prints as the wide font's boxes)."""
+    from anotador.printing import blank_sheet, fonts, layout
+    from anotador.rules import find_variant
+    from anotador.rules.errors import InvalidNameError
+    from anotador.rules.game import clean_name
+
+    names = []
+    for i, name in enumerate(raw):
+        try:
+            names.append(clean_name(name, f"names.{i}"))
+        except InvalidNameError:
+            continue
+    names = list(dict.fromkeys(names)) or ["Ana"]
+    rules = find_variant("generala").rules()
+    page = layout(rules, players=len(names), names=names)
+    for t in page.texts:
+        for line in t.lines:
+            assert fonts.width(line, t.font, t.size) <= t.w + 0.01, (line, t)
+    assert blank_sheet(rules, players=len(names), names=names).startswith(b"%PDF")

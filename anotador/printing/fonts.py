@@ -49,15 +49,17 @@ def register() -> None:
     pdfmetrics.registerFont(TTFont(BOLD, "VeraBd.ttf"))
 
 
+_loading = threading.Lock()
+
+
 @lru_cache(maxsize=None)
 def _glyphs(font: str) -> dict[int, int]:
     """The code points ``font`` draws, registering a shipped font on first use."""
     register()
     if font in SHIPPED:
-        try:
-            pdfmetrics.getFont(font)
-        except KeyError:
-            pdfmetrics.registerFont(TTFont(font, str(TYPEFACES / SHIPPED[font])))
+        with _loading:  # two threads of a worker must not register two copies of one font
+            if font not in pdfmetrics.getRegisteredFontNames():
+                pdfmetrics.registerFont(TTFont(font, str(TYPEFACES / SHIPPED[font])))
     return pdfmetrics.getFont(font).face.charToGlyph
 
 
