@@ -493,10 +493,18 @@ def test_a_roll_off_and_a_tie_in_it_each_say_so(phone):
             assert done.status == 201, done.text()
     page.goto(f"/g/{made['id']}#token={made['token']}")
     expect(page.locator("#turn-line")).to_have_text("Roll-off: Ana, Beto roll.")
-    for player, dice in ((0, [6, 6, 6, 6, 6]), (1, [6, 6, 6, 6, 6])):
-        expect(page.locator("#play-title")).to_have_text(f"{['Ana', 'Beto'][player]}'s roll-off roll")
-        roll(page, dice)
-        page.get_by_role("button", name="Record roll-off").click()
+    # Ana's roll waits to be sent while Beto's dice are entered; its acknowledgement, when it comes,
+    # must leave Beto's dice on the pad (it used to clear them, and Beto's roll was lost)
+    page.context.set_offline(True)
+    expect(page.locator("#play-title")).to_have_text("Ana's roll-off roll")
+    roll(page, [6, 6, 6, 6, 6])
+    page.get_by_role("button", name="Record roll-off").click()
+    expect(page.locator("#play-title")).to_have_text("Beto's roll-off roll")
+    roll(page, [6, 6, 6, 6, 6])
+    page.context.set_offline(False)
+    expect(page.locator("#pending")).to_be_hidden(timeout=10000)   # Ana's roll sent and acknowledged
+    expect(page.locator("#tray button.die")).to_have_count(5)
+    page.get_by_role("button", name="Record roll-off").click()
     expect(page.locator("#turn-line")).to_have_text("Tied again: Ana, Beto roll (roll-off round 2).")
     shot(page, "roll-off-round-2")
     # Round 2 with no connection: a queued roll moves the roll-off on to the next player at once (the

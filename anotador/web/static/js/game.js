@@ -141,11 +141,9 @@ export class GameView {
       this.variant = all.find((v) => v.id === game.variant) || null;
     });
     if (before && before.version !== game.version && !this.fix) {
-      // someone recorded a turn: the half-entered roll was for it
-      const due = this.due();
-      if (!this.lastDue || !due || due.player !== this.lastDue.player || due.round !== this.lastDue.round) {
-        this.pad.set([]);
-      }
+      // someone recorded a turn (or a roll-off roll): the half-entered roll was for it. Our own turn
+      // acknowledged changes nothing: the pad had already moved on to the next roll.
+      if (!this.lastRoller || this.roller() !== this.lastRoller) this.pad.set([]);
     }
     this.render();
   }
@@ -210,6 +208,14 @@ export class GameView {
   }
 
   queued() { return this.outbox ? this.outbox.items() : []; }
+
+  /** Whose roll the pad is for, and of what (a turn's round, a roll-off's round): null when nobody's. */
+  roller() {
+    const r = this.rollOff();
+    if (r) return `roll-off ${r.player} ${this.game.roll_off.round || 1}`;
+    const due = this.due();
+    return due ? `turn ${due.player} ${due.round}` : null;
+  }
 
   who() {
     if (this.fix) return this.fix.player;
@@ -464,7 +470,7 @@ export class GameView {
     document.title = `${vname} · Anotador`;
     const due = this.due();
     const rollOff = this.rollOff();
-    this.lastDue = due;
+    this.lastRoller = this.roller();
     if (due) {
       $("#turn-line").textContent = t("turn_of", { name: this.playerName(due.player), round: due.round, rounds: g.rounds });
     } else if (g.roll_off) {
