@@ -61,6 +61,7 @@ def worst_case(repeat: int) -> tuple[float, str]:
         def build() -> None:
             fonts.unit_width.cache_clear()
             fonts.pieces.cache_clear()
+            fonts._shape.cache_clear()
             _edges.cache_clear()
             blank_sheet(rules, players=12, names=names, games=games, size=size, lang=lang)
 

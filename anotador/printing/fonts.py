@@ -141,12 +141,22 @@ def _faces(word: str, font: str) -> list[tuple[str, str]]:
 _shaping = threading.Lock()
 
 
+def _complex(text: str) -> bool:
+    """Whether ``text`` needs shaping: a letter written right to left (Arabic joins, Hebrew turns round),
+    or a mark (a Devanagari vowel sign or virama, a Thai tone, a combining accent) to place."""
+    return any(_strong(ch) == "R" or unicodedata.category(ch)[0] == "M" for ch in text)
+
+
+@lru_cache(maxsize=8192)
 def _shape(text: str, font: str) -> Piece:
+    """One run of one font, shaped once per process (a name's words are measured, then drawn)."""
     if font in (REGULAR, BOLD):  # Vera: drawn as reportlab always drew it
         return Piece(text, font, pdfmetrics.stringWidth(text, font, 1.0), text)
     drawn = text
     if font == SYMBOLS:  # Symbola has no toned faces: a skin tone would print as a swatch beside the face
         drawn = "".join(ch for ch in text if not 0x1F3FB <= ord(ch) <= 0x1F3FF) or text
+    if not _complex(drawn):  # one glyph a letter, left to right: drawn as it is, and at a third of the cost
+        return Piece(drawn, font, pdfmetrics.stringWidth(drawn, font, 1.0), text)
     with _shaping:  # shaping may add a glyph's private code point to the font: one thread at a time
         shaped = shapeStr(drawn, font, 1.0)
     data = getattr(shaped, "__shapeData__", None)

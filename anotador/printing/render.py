@@ -63,6 +63,9 @@ def _draw_pieces(c: Canvas, t: Text, line: str, baseline: float) -> None:
     x = (t.x + (t.w - width) / 2 if t.align == "center" else t.x + t.w - PAD - width if t.align == "right"
          else t.x + PAD)
     for p in pieces:
+        if p.letters.isspace():  # a space has no ink: the gap says it to a reader
+            x += p.width * t.size
+            continue
         # Shaped glyphs (a conjunct, a joined form) have no letter of their own: the piece says
         # which letters it shows (ActualText), so a reader or a search finds the name as typed.
         shaped = fonts.actual_text(p)
