@@ -33,6 +33,34 @@ def solver_to_come(solver, V, sheet) -> float:
     return float(V[solver.space.state_of(sheet)])
 
 
+# -- one state at a time (advice) -------------------------------------------------------
+
+
+@pytest.mark.parametrize("variant", [v for v in VARIANTS if find_variant(v).rules().boxes_per_turn == 1])
+def test_one_state_is_solved_to_the_bit_as_in_a_batch(variant):
+    """Advice solves one state's turn by a path of its own (a few array operations, judgements kept per
+    state of the watched boxes). Scoring now is the batch's to the bit; the stages after it sum keeps by a
+    matrix product whose order BLAS picks by the batch's size, so they agree to 1e-12."""
+    rules = find_variant(variant).rules()
+    solver = Solver(rules)
+    V = np.random.default_rng(7).random(solver.space.size) * 100  # any table: the paths must agree on it
+    rng = np.random.default_rng(11)
+    for closed in range(solver.space.nb):
+        mask, u, flags = solver.space.states(closed)
+        pick = rng.choice(len(mask), min(12, len(mask)), replace=False)
+        if len(pick) < 2:
+            pick = np.concatenate([pick, pick])  # a batch of two: the batch's path
+        batch = solver.turn(V, mask[pick], u[pick], flags[pick])
+        for k, i in enumerate(pick):
+            one = solver.turn(V, mask[i:i + 1], u[i:i + 1], flags[i:i + 1])
+            for name, a, b in zip(one._fields, one, batch):
+                a = a if name == "value" else a[0]
+                if name.startswith("now"):
+                    assert np.array_equal(a, b[k]), (variant, closed, name)
+                else:
+                    assert np.allclose(a, b[k], rtol=1e-12, atol=0), (variant, closed, name)
+
+
 # -- the dice -------------------------------------------------------------------------
 
 

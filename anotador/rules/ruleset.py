@@ -302,9 +302,18 @@ class RuleSet(YahtzeeJoker):
 
     def score_counts(self, counts: Counts, served: bool, sheet: Mapping[str, int]) -> Score:
         """Score a group given as counts on a checked sheet (see :meth:`score`)."""
-        free = self._free(sheet)
+        return self.place(self.judge(counts, served, sheet), self._free(sheet))
+
+    def place(self, judgement: tuple[Sequence[int], tuple[tuple[int, ...], ...] | None, bool, int],
+              free: Sequence[int]) -> Score:
+        """A group's :meth:`judge`-ment on a sheet whose free boxes are ``free`` (indices): its score.
+
+        The judgement reads only the :meth:`watched` boxes of the sheet, so a
+        caller scoring one group on many sheets (the solver) may judge once
+        per state of those and place on each sheet.
+        """
         ids = self._ids
-        row, order, wins, bonus = self.judge(counts, served, sheet)
+        row, order, wins, bonus = judgement
         if order is not None:
             allowed = self._first_free(order, free)
             free = [i for i in free if i in allowed]

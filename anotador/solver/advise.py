@@ -67,11 +67,14 @@ class Position:
         # A roll that wins on the spot is valued as the same dice thrown later.
         valued = rules.score_counts(counts, False, self.sheet) if served and score.instant_win else score
         shown, kept = dict(score.options), dict(valued.options)
+        points = np.array([kept.get(box_id, 0) for box_id in score.scratch], dtype=np.int64)
+        boxes = np.array([rules.index[box_id] for box_id in score.scratch], dtype=np.int64)
+        # every box's next state at once (the same states :meth:`after` finds one by one)
+        after = self.V[self.solver.space.close_many(self.mask, self.u, self.flags, boxes, points)].tolist()
         out = []
-        for box_id in score.scratch:
-            points = kept.get(box_id, 0)
+        for box_id, p, a in zip(score.scratch, points.tolist(), after):
             out.append({"category": box_id, "points": shown.get(box_id, 0),
-                        "expected": self.points + points + valued.bonus + self.after(rules.index[box_id], points)})
+                        "expected": self.points + p + valued.bonus + a})
         out.sort(key=lambda b: -b["expected"])
         return out, score.instant_win
 
@@ -94,7 +97,8 @@ class Position:
         """Every distinct proper keep of this roll (rolls 1 and 2), with the expected final total; best first."""
         d = self.solver.turn_dice
         values = (self.turn.keep1 if roll == 1 else self.turn.keep2)[0]
-        out = [{"keep": expand(d.keeps[k]), "expected": self.points + float(values[k])} for k in d.sub_keeps(counts)]
+        out = [{"keep": list(d.keep_faces[k]), "expected": self.points + float(values[k])}
+               for k in d.sub_keeps(counts)]
         out.sort(key=lambda k: (-k["expected"], -len(k["keep"])))
         return out if limit is None else out[:limit]
 

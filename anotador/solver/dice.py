@@ -62,11 +62,21 @@ class Dice:
         self.first = np.array([chance(r) for r in self.rolls])
         self.keeps = [k for size in range(n) for k in multisets(size)]
         self.keep_index = {k: i for i, k in enumerate(self.keeps)}
+        self._sub_keeps: dict[tuple[int, ...], list[int]] = {}
+        self.keep_faces = [tuple(expand(k)) for k in self.keeps]  # each keep as sorted faces
         self.keep_size = np.array([sum(k) for k in self.keeps])
         # Children one die smaller, padded with a repeated child (harmless under a maximum).
         self.keep_children = self._children(self.keeps)
         self.roll_children = self._children(self.rolls)
         self._transition()
+        # Five dice or fewer: every roll's proper sub-keeps at once (at most 31 each, padded with a
+        # repeat), so one state's best keep within each roll is one gather and one maximum.
+        if n <= 5:
+            subs = [self.sub_keeps(r) for r in self.rolls]
+            width = max(len(k) for k in subs)
+            self.within = np.array([k + [k[0]] * (width - len(k)) for k in subs]).T.copy()  # width x rolls
+        else:
+            self.within = None
 
     def _children(self, sets: list[tuple[int, ...]]) -> list[tuple[np.ndarray, np.ndarray]]:
         """Per size: (indices of the sets of that size, their children's keep indices padded to a width)."""
@@ -117,6 +127,8 @@ class Dice:
 
     def best_within(self, keep_values: np.ndarray) -> np.ndarray:
         """Expected values of keeps (states × keeps) → for every roll, its best proper keep (states × rolls)."""
+        if keep_values.shape[0] == 1 and self.within is not None:  # one state: the same maximum, at once
+            return keep_values[0][self.within].max(axis=0)[None, :]
         best = keep_values.copy()
         for sets, kids in self.keep_children:  # smallest first: a keep's children are final already
             best[:, sets] = np.maximum(best[:, sets], best[:, kids].max(axis=2))
@@ -126,7 +138,13 @@ class Dice:
         return out
 
     def sub_keeps(self, roll: tuple[int, ...]) -> list[int]:
-        """Every distinct proper sub-multiset of a roll, as keep indices."""
+        """Every distinct proper sub-multiset of a roll, as keep indices (worked out once per roll)."""
+        found = self._sub_keeps.get(roll)
+        if found is None:
+            found = self._sub_keeps[roll] = self._find_sub_keeps(roll)
+        return found
+
+    def _find_sub_keeps(self, roll: tuple[int, ...]) -> list[int]:
         out = []
 
         def rec(prefix: tuple[int, ...]) -> None:

@@ -86,6 +86,10 @@ class Space:
         possible = rules.possible_points
         self.possible = [sorted(possible[b.id]) for b in rules.boxes]
         self._reach: dict[tuple[int, int], list[int]] = {}
+        # per section, which boxes count in it; per box, its held bit (for close_many)
+        self._member = np.array([[b in boxes for b in range(self.nb)] for boxes, _, _ in self.sections],
+                                dtype=np.int64).reshape(len(self.sections), self.nb)
+        self._bits = np.array([self.held_bit.get(b, 0) for b in range(self.nb)], dtype=np.int64)
 
     def index(self, mask, u, flags):
         return (mask * self.U + u) * self.F + flags
@@ -100,6 +104,17 @@ class Space:
         if box in self.held_bit:
             flags = flags | np.where(np.asarray(points) > 0, self.held_bit[box], 0)
         return self.index(mask | (1 << box), u, flags)
+
+    def close_many(self, mask: int, u: int, flags: int, box: np.ndarray, points: np.ndarray) -> np.ndarray:
+        """The states after each ``box[k]`` takes ``points[k]``, from one state: :meth:`close`, vectorised over
+        the boxes (a section's digit moves only for its own boxes; the sections' digits are apart)."""
+        uu = np.full(box.shape, u, dtype=np.int64)
+        for i, (_, threshold, _) in enumerate(self.sections):
+            st = self.strides[i]
+            ui = (u // st) % (threshold + 1)
+            uu += self._member[i][box] * (np.minimum(threshold, ui + points) - ui) * st
+        ff = flags | np.where(points > 0, self._bits[box], 0)
+        return self.index(mask | (1 << box), uu, ff)
 
     def bonus(self, u) -> np.ndarray:
         """The section bonuses a full sheet earns with these capped subtotals."""
@@ -175,12 +190,31 @@ class Solver:
         self.values = {served: [np.unique(self.rows[served][:, b], return_inverse=True)
                                 for b in range(self.space.nb)] for served in (False, True)}
         self.special = np.array([i for i, r in enumerate(rolls) if rules.depends_on_sheet(r)], dtype=np.int64)
+        self.watched = {r: [rules.index[b] for b in rules.watched(rolls[r])] for r in self.special.tolist()}
+        self._judged: dict[tuple[int, bool, tuple[int, ...]], tuple] = {}
+        self._watching = sorted({b for boxes in self.watched.values() for b in boxes})
+        self._rows_kept: dict[tuple[bool, tuple[int, ...]], tuple] = {}
+        self._special_boxes = np.tile(np.arange(len(rules.boxes)), len(self.special))
         self.pairs = self._pairs() if rules.boxes_per_turn == 2 else None
+        # One state at a time (advice): every (box, points) a roll can take, in one flat list per served,
+        # and for every roll and box where its points sit in that list.
+        self.entries = {}
+        if self.pairs is None:
+            for served in (False, True):
+                vals = [v for v, _ in self.values[served]]
+                starts = np.cumsum([0] + [len(v) for v in vals])
+                self.entries[served] = (
+                    np.concatenate([np.full(len(v), b, dtype=np.int64) for b, v in enumerate(vals)]),
+                    np.concatenate(vals).astype(np.int64),
+                    np.stack([starts[b] + inv for b, (_, inv) in enumerate(self.values[served])]),
+                    np.ascontiguousarray(self.rows[served].T))  # boxes x rolls: a maximum down columns is fast
 
     # -- one box a turn ---------------------------------------------------
 
     def now(self, V: np.ndarray, mask, u, flags, served: bool) -> np.ndarray:
         """The best of scoring each roll now, for a batch of states (states x rolls)."""
+        if len(mask) == 1:
+            return self._now_one(V, int(mask[0]), int(u[0]), int(flags[0]), served)[None, :]
         space = self.space
         rows = self.rows[served]
         out = np.full((len(mask), rows.shape[0]), NEG)
@@ -199,6 +233,76 @@ class Solver:
             out[:, self.special] = self._special(V, mask, u, flags, served)
         return out
 
+    def _now_one(self, V: np.ndarray, mask: int, u: int, flags: int, served: bool) -> np.ndarray:
+        """:meth:`now` for one state (advice), in a few array operations rather than a loop over boxes.
+
+        The same sums and the same maximum, so the same numbers to the last bit."""
+        box, points, at, rows = self.entries[served]
+        every = V[self.space.close_many(mask, u, flags, box, points)][at] + rows  # boxes x rolls
+        every[(mask >> np.arange(self.space.nb)) & 1 == 1] = NEG
+        out = every.max(axis=0)
+        if len(self.special):
+            out[self.special] = self._special_one(V, mask, u, flags, served)
+        return out
+
+    def _special_one(self, V: np.ndarray, mask: int, u: int, flags: int, served: bool) -> np.ndarray:
+        """:meth:`_special` for one state: the engine's points for each special roll, then one gather.
+
+        A judgement with no order of boxes (all but a forced joker) goes in any free box, as every
+        other roll does in :meth:`now`; a forced joker is placed by the engine itself."""
+        space = self.space
+        sheet = space.sheet_of(mask, flags)
+        rows, bonus, ordered = self._special_rows(served, sheet)
+        closed = (mask >> np.arange(space.nb)) & 1 == 1
+        points = np.where(closed, -1, rows)
+        for j, judgement in ordered:
+            free = [b for b in range(space.nb) if not mask >> b & 1]
+            score = self.rules.place(judgement, free)
+            got = dict(score.options)
+            points[j] = -1
+            for box_id in score.scratch:
+                points[j, self.rules.index[box_id]] = got.get(box_id, 0)
+        after = V[space.close_many(mask, u, flags, self._special_boxes, np.maximum(points, 0).ravel())]
+        return np.where(points >= 0, points + after.reshape(points.shape), NEG).max(axis=1) + bonus
+
+    def _special_rows(self, served: bool, sheet: Mapping[str, int]):
+        """Every special roll's points in every box on ``sheet`` and its bonus, and the forced jokers among
+        them (index, judgement): kept per state of the boxes they watch, the only part of a sheet they read."""
+        ids = self.rules.boxes
+        key = (served, tuple(0 if ids[b].id not in sheet else 1 if sheet[ids[b].id] == 0 else 2
+                             for b in self._watching))
+        found = self._rows_kept.get(key)
+        if found is None:
+            rows, bonus, ordered = [], [], []
+            for j, r in enumerate(self.special.tolist()):
+                judgement = self._judgement(r, served, sheet)
+                if served and judgement[2]:  # wins on the spot: valued as the same dice thrown later
+                    judgement = self._judgement(r, False, sheet)
+                rows.append(judgement[0])
+                bonus.append(judgement[3])
+                if judgement[1] is not None:
+                    ordered.append((j, judgement))
+            found = self._rows_kept[key] = (np.array(rows, dtype=np.int64), np.array(bonus, dtype=float), ordered)
+        return found
+
+    def _judgement(self, r: int, served: bool, sheet: Mapping[str, int]) -> tuple:
+        """The engine's judgement of special roll ``r`` on ``sheet`` (:meth:`RuleSet.judge`), kept per state
+        of the boxes it watches (free, 0, points): the only part of the sheet it reads."""
+        ids = self.rules.boxes
+        key = (r, served, tuple(0 if ids[b].id not in sheet else 1 if sheet[ids[b].id] == 0 else 2
+                                for b in self.watched[r]))
+        judgement = self._judged.get(key)
+        if judgement is None:
+            row, order, wins, bonus = self.rules.judge(self.group.rolls[r], served, sheet)
+            judgement = self._judged[key] = (np.asarray(row, dtype=np.int64), order, wins, bonus)
+        return judgement
+
+    def _score(self, r: int, served: bool, sheet: Mapping[str, int], free: list[int]):
+        """The engine's score of special roll ``r`` on ``sheet``: judged once per state of the boxes it
+        watches, then placed on this sheet's free boxes (:meth:`RuleSet.place`)."""
+        row, order, wins, bonus = self._judgement(r, served, sheet)
+        return self.rules.place((row.tolist(), order, wins, bonus), free)
+
     def _special(self, V: np.ndarray, mask, u, flags, served: bool) -> np.ndarray:
         """The rolls whose scoring looks at the sheet, scored by the engine in each context."""
         space, rules = self.space, self.rules
@@ -207,12 +311,13 @@ class Solver:
         points = np.full((len(contexts), n, space.nb), -1, dtype=np.int64)
         bonus = np.zeros((len(contexts), n))
         for c, key in enumerate(contexts.tolist()):
-            sheet = space.sheet_of(*divmod(key, space.F))
+            m, f = divmod(key, space.F)
+            sheet = space.sheet_of(m, f)
+            free = [b for b in range(space.nb) if not m >> b & 1]
             for j, r in enumerate(self.special.tolist()):
-                counts = self.group.rolls[r]
-                score = rules.score_counts(counts, served, sheet)
+                score = self._score(r, served, sheet, free)
                 if served and score.instant_win:  # valued as the same dice thrown later
-                    score = rules.score_counts(counts, False, sheet)
+                    score = self._score(r, False, sheet, free)
                 got = dict(score.options)
                 for box_id in score.scratch:
                     points[c, j, rules.index[box_id]] = got.get(box_id, 0)
