@@ -15,10 +15,11 @@ never looks up a system path:
 A line Vera cannot draw is cut into pieces: words put in visual order by
 the bidirectional algorithm at the level of words (a name reads right to
 left when its first strong letter does, and a left-to-right word inside it
-keeps its own order), each word cut where its font changes, each piece
-shaped by HarfBuzz (reportlab's ``shapeStr`` over uharfbuzz: Arabic
-joined, Devanagari conjuncts formed). The PDF's text keeps the letters as
-typed, so ``pdftotext`` reads every name back.
+keeps its own order), each word cut where its font changes, and each piece
+that needs it (written right to left, or with marks to place) shaped by
+HarfBuzz (reportlab's ``shapeStr`` over uharfbuzz: Arabic joined,
+Devanagari conjuncts formed). The PDF's text keeps the letters as typed,
+so ``pdftotext`` reads every name back.
 """
 
 from __future__ import annotations
