@@ -70,11 +70,6 @@ def covers(font: str, text: str) -> bool:
     return all(ord(ch) in glyphs for ch in text)
 
 
-def for_name(text: str, bold: bool = False) -> str:
-    """The font a player's name starts from (a line it cannot draw falls back, see :func:`pieces`)."""
-    return BOLD if bold else REGULAR
-
-
 def plain(text: str, font: str) -> bool:
     """Whether ``text`` is drawn as it is, in ``font`` alone: every letter there, none written right to left."""
     return covers(font, text) and not any(_strong(ch) == "R" for ch in text)

@@ -409,9 +409,9 @@ def _columns(out: Layout, block: int, players: int, names: list[str], lines: lis
         x = x0 + p * col
         if p < len(names) and names[p]:
             name = names[p]
-            # two lines of a readable size before one line too small to read
-            out.texts.append(fit(name, fonts.for_name(name, bold=True), col, HEADER_H, 10, min_size=7, x=x, y=top,
-                                 align="center"))
+            # two lines of a readable size before one line too small to read; a name Vera cannot
+            # draw falls back to the shipped fonts when it is drawn (fonts.pieces)
+            out.texts.append(fit(name, fonts.BOLD, col, HEADER_H, 10, min_size=7, x=x, y=top, align="center"))
         else:  # a line to write the name on
             out.lines.append(Line(x + 1.5 * mm, top + 2 * mm, x + col - 1.5 * mm, top + 2 * mm, 0.4,
                                   (0.45, 0.45, 0.45)))

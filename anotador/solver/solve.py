@@ -257,20 +257,27 @@ class Solver:
         points = np.where(closed, -1, rows)
         for j, judgement in ordered:
             free = [b for b in range(space.nb) if not mask >> b & 1]
-            score = self.rules.place(judgement, free)
-            got = dict(score.options)
-            points[j] = -1
-            for box_id in score.scratch:
-                points[j, self.rules.index[box_id]] = got.get(box_id, 0)
+            points[j] = self._points_row(self.rules.place(judgement, free))
         after = V[space.close_many(mask, u, flags, self._special_boxes, np.maximum(points, 0).ravel())]
         return np.where(points >= 0, points + after.reshape(points.shape), NEG).max(axis=1) + bonus
+
+    def _held(self, sheet: Mapping[str, int], boxes: list[int]) -> tuple[int, ...]:
+        """Each of ``boxes`` on ``sheet``: 0 free, 1 holding 0, 2 holding points (what a judgement reads)."""
+        ids = self.rules.boxes
+        return tuple(0 if ids[b].id not in sheet else 1 if sheet[ids[b].id] == 0 else 2 for b in boxes)
+
+    def _points_row(self, score) -> list[int]:
+        """A special roll's points in every box it may go in (-1 where it may not)."""
+        row = [-1] * self.space.nb
+        got = dict(score.options)
+        for box_id in score.scratch:
+            row[self.rules.index[box_id]] = got.get(box_id, 0)
+        return row
 
     def _special_rows(self, served: bool, sheet: Mapping[str, int]):
         """Every special roll's points in every box on ``sheet`` and its bonus, and the forced jokers among
         them (index, judgement): kept per state of the boxes they watch, the only part of a sheet they read."""
-        ids = self.rules.boxes
-        key = (served, tuple(0 if ids[b].id not in sheet else 1 if sheet[ids[b].id] == 0 else 2
-                             for b in self._watching))
+        key = (served, self._held(sheet, self._watching))
         found = self._rows_kept.get(key)
         if found is None:
             rows, bonus, ordered = [], [], []
@@ -288,24 +295,20 @@ class Solver:
     def _judgement(self, r: int, served: bool, sheet: Mapping[str, int]) -> tuple:
         """The engine's judgement of special roll ``r`` on ``sheet`` (:meth:`RuleSet.judge`), kept per state
         of the boxes it watches (free, 0, points): the only part of the sheet it reads."""
-        ids = self.rules.boxes
-        key = (r, served, tuple(0 if ids[b].id not in sheet else 1 if sheet[ids[b].id] == 0 else 2
-                                for b in self.watched[r]))
+        key = (r, served, self._held(sheet, self.watched[r]))
         judgement = self._judged.get(key)
         if judgement is None:
-            row, order, wins, bonus = self.rules.judge(self.group.rolls[r], served, sheet)
-            judgement = self._judged[key] = (np.asarray(row, dtype=np.int64), order, wins, bonus)
+            judgement = self._judged[key] = self.rules.judge(self.group.rolls[r], served, sheet)
         return judgement
 
     def _score(self, r: int, served: bool, sheet: Mapping[str, int], free: list[int]):
         """The engine's score of special roll ``r`` on ``sheet``: judged once per state of the boxes it
         watches, then placed on this sheet's free boxes (:meth:`RuleSet.place`)."""
-        row, order, wins, bonus = self._judgement(r, served, sheet)
-        return self.rules.place((row.tolist(), order, wins, bonus), free)
+        return self.rules.place(self._judgement(r, served, sheet), free)
 
     def _special(self, V: np.ndarray, mask, u, flags, served: bool) -> np.ndarray:
         """The rolls whose scoring looks at the sheet, scored by the engine in each context."""
-        space, rules = self.space, self.rules
+        space = self.space
         contexts, inv = np.unique(mask * space.F + flags, return_inverse=True)
         n = len(self.special)
         points = np.full((len(contexts), n, space.nb), -1, dtype=np.int64)
@@ -318,9 +321,7 @@ class Solver:
                 score = self._score(r, served, sheet, free)
                 if served and score.instant_win:  # valued as the same dice thrown later
                     score = self._score(r, False, sheet, free)
-                got = dict(score.options)
-                for box_id in score.scratch:
-                    points[c, j, rules.index[box_id]] = got.get(box_id, 0)
+                points[c, j] = self._points_row(score)
                 bonus[c, j] = score.bonus
         points, bonus = points[inv], bonus[inv]
         out = np.full((len(mask), n), NEG)
