@@ -83,6 +83,9 @@ class TurnRow(db.Model):
     round: Mapped[int] = mapped_column(Integer)
     dice: Mapped[list | None] = mapped_column(JSON, nullable=True)
     served: Mapped[bool] = mapped_column(Boolean, default=False)
+    #: The turn's throws and what was kept from each (:mod:`anotador.rules.rolls`), where the table
+    #: recorded them; None for a turn entered as its final dice.
+    rolls: Mapped[list | None] = mapped_column(JSON, nullable=True)
     recorded_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
     corrected_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
 
@@ -140,6 +143,7 @@ class CorrectionRow(db.Model):
     turn_id: Mapped[int] = mapped_column(ForeignKey("turns.id", ondelete="CASCADE"), index=True)
     dice: Mapped[list | None] = mapped_column(JSON, nullable=True)
     served: Mapped[bool] = mapped_column(Boolean, default=False)
+    rolls: Mapped[list | None] = mapped_column(JSON, nullable=True)
     boxes: Mapped[list] = mapped_column(JSON)
     #: When the turn took the values now replaced.
     recorded_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))

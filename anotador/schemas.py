@@ -271,10 +271,11 @@ class TurnSchema(Schema):
 
     player = fields.Integer(strict=True, required=True)
     dice = JSONArray()
-    served = StrictBoolean(load_default=False)
+    served = StrictBoolean()
     category = fields.String()
     scratch = StrictBoolean(load_default=False)
     boxes = fields.List(fields.Nested(BoxChoiceSchema))
+    rolls = JSONArray(metadata={"description": "The turn's throws and what was kept (checked by the engine)."})
 
 
 class TurnPatchSchema(Schema):
@@ -286,6 +287,7 @@ class TurnPatchSchema(Schema):
     category = fields.String()
     scratch = StrictBoolean()
     boxes = fields.List(fields.Nested(BoxChoiceSchema))
+    rolls = JSONArray(allow_none=True)
 
 
 class RollOffSchema(Schema):

@@ -227,7 +227,8 @@ def test_a_whole_game_analysed(new_game, advice_tables):
     r = client.get(table.url("/analysis"))
     assert r.status_code == 200, r.get_json()
     body = r.get_json()
-    assert body["status"] == "finished" and "not judged" in body["note"]
+    assert body["status"] == "finished" and "only its box is judged" in body["note"]
+    assert {t["judged"] for t in body["turns"]} == {"box"}  # final dice only: no keep is judged
     assert len(body["turns"]) == 2 * rules.rounds
     ana, beto = body["players"]
     assert ana["lost"] == pytest.approx(0, abs=1e-6)  # she always took the best box
@@ -235,7 +236,9 @@ def test_a_whole_game_analysed(new_game, advice_tables):
     game = table.get()
     for player, total in zip(body["players"], [p["total"] for p in game["players"]]):
         assert player["expected_now"] == pytest.approx(total, abs=1e-6)  # a full sheet: its total
-        assert player["luck"] == pytest.approx(total - player["expected_start"] + player["lost"], abs=1e-5)
+        # the keeps are not known: what the dice and the keeps did together is unjudged, not luck
+        assert player["luck"] == 0
+        assert player["unjudged"] == pytest.approx(total - player["expected_start"] + player["lost"], abs=1e-5)
         assert player["expected_start"] == pytest.approx(float(advice_tables["generala"].values[0]), abs=1e-6)
     for turn in body["turns"]:
         assert turn["lost"] == pytest.approx(turn["expected_best"] - turn["expected_chosen"], abs=1e-5)

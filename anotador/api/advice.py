@@ -14,7 +14,7 @@ from flask import Blueprint, jsonify
 from .. import sheets
 from ..advice import tables
 from ..errors import ValidationProblem
-from ..rules import RulesError
+from ..rules import RulesError, Throw
 from ..schemas import AdviceRequestSchema, FastLoader
 from ..solver.advise import advise, judge_turn
 from .common import client_key, load, resolve_rules, rules_error
@@ -24,9 +24,12 @@ bp = Blueprint("advice", __name__)
 
 _request = FastLoader(AdviceRequestSchema())
 
-#: Said with every analysis: the record holds each turn's final dice only.
-KEEPS_NOT_JUDGED = ("Only each turn's final dice are recorded, so the dice kept between rolls are not judged: "
-                    "each turn is judged by the box chosen for its final dice.")
+#: Said with every analysis: what its figures mean.
+NOTE = ("Every figure is an expected final total in points: the points on the sheet plus the average of what "
+        "is still to come if the player plays on at best from there. A decision's cost is how much less its "
+        "choice expected than the best one; luck is how much more (or less) the dice gave than the position "
+        "the player had chosen expected, so over many games everybody's luck averages zero. Where a turn "
+        "records only its final dice, only its box is judged (judged: box).")
 
 
 def _round(x: float) -> float:
@@ -70,6 +73,16 @@ def analysis(game_id: str):
     return version_read(game_id, "analysis", analysis_body)
 
 
+def _decision(d) -> dict[str, Any]:
+    return {"roll": d.roll, "dice": d.dice, "chosen": d.chosen, "best": d.best,
+            "expected_chosen": _round(d.expected_chosen), "expected_best": _round(d.expected_best),
+            "lost": _round(d.lost)}
+
+
+def _opt(x: float | None) -> float | None:
+    return None if x is None else _round(x)
+
+
 def analysis_body(game) -> dict[str, Any]:
     rules = sheets.rules_of(game)
     table = tables().get(rules, client_key(), game=True)
@@ -77,28 +90,45 @@ def analysis_body(game) -> dict[str, Any]:
     sheet: list[dict[str, int]] = [{} for _ in range(n)]
     earned = [0] * n
     turns = []
+    totals = [{"lost": 0.0, "luck": 0.0, "unjudged": 0.0} for _ in range(n)]
     for turn in sheets.turns_of(game):
         placed = [(e.box, e.points, e.dice) for e in turn.entries]
         bonus = sum(e.bonus or 0 for e in turn.entries)
+        throws = None if turn.rolls is None else [
+            Throw(tuple(t["dice"]), None if t.get("keep") is None else tuple(t["keep"])) for t in turn.rolls]
         judged = judge_turn(table.solver, table.values, sheet[turn.player], earned[turn.player], turn.number,
-                            turn.player, turn.dice, turn.served, placed, bonus)
+                            turn.player, turn.dice, turn.served, placed, bonus, throws)
+        box = judged.box
         turns.append({
             "number": turn.number, "player": turn.player, "round": turn.round, "dice": judged.dice,
-            "served": turn.served, "chosen": judged.chosen, "points": judged.points, "best": judged.best,
-            "expected_chosen": None if judged.expected_chosen is None else _round(judged.expected_chosen),
-            "expected_best": None if judged.expected_best is None else _round(judged.expected_best),
-            "lost": None if judged.lost is None else _round(judged.lost),
+            "served": turn.served, "chosen": judged.chosen, "points": judged.points, "judged": judged.judged,
+            "best": None if box is None else _names(box.best),
+            "expected_chosen": None if box is None else _round(box.expected_chosen),
+            "expected_best": None if box is None else _round(box.expected_best),
+            "lost": _opt(judged.lost), "luck": _opt(judged.luck), "unjudged": _opt(judged.unjudged),
+            "expected_before": _round(judged.expected_before), "expected_after": _round(judged.expected_after),
+            "decisions": [_decision(d) for d in judged.decisions],
         })
-        for box, points, _ in placed:
-            sheet[turn.player][box] = points
+        mine = totals[turn.player]
+        mine["lost"] += judged.lost or 0
+        mine["luck"] += judged.luck or 0
+        mine["unjudged"] += judged.unjudged or 0
+        for box_id, points, _ in placed:
+            sheet[turn.player][box_id] = points
         earned[turn.player] += bonus
     start = float(table.values[0])
     players = []
     for seat, p in enumerate(game.players):
-        lost = sum(t["lost"] or 0 for t in turns if t["player"] == seat)
         state = table.solver.space.state_of(sheet[seat])
         now = sum(sheet[seat].values()) + earned[seat] + float(table.values[state])
         players.append({"name": p.name, "expected_start": _round(start), "expected_now": _round(now),
-                        "lost": _round(lost), "luck": _round(now - start + lost)})
+                        **{k: _round(v) for k, v in totals[seat].items()}})
     return {"game": game.id, "variant": rules.variant.id, "status": game.status,
-            "note": KEEPS_NOT_JUDGED, "players": players, "turns": turns}
+            "note": NOTE, "players": players, "turns": turns}
+
+
+def _names(move: dict[str, Any]) -> list[str] | None:
+    """The box (or boxes) a best move scores in; None when the best was to throw again."""
+    if "category" in move:
+        return [move["category"]]
+    return list(move["split"]) if "split" in move else None

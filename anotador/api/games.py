@@ -219,7 +219,8 @@ def game_response(game: GameRow, state: Game | None = None, status: int = 200) -
 
 def correction_json(row) -> dict[str, Any]:
     """What a turn was before one correction."""
-    return {"dice": row.dice, "served": row.served, "boxes": row.boxes, "recorded_at": sheets.iso(row.recorded_at)}
+    return {"dice": row.dice, "served": row.served, "rolls": row.rolls, "boxes": row.boxes,
+            "recorded_at": sheets.iso(row.recorded_at)}
 
 
 def turn_body(turn, corrections=()) -> dict[str, Any]:
@@ -229,6 +230,7 @@ def turn_body(turn, corrections=()) -> dict[str, Any]:
         "round": turn.round,
         "dice": turn.dice,
         "served": turn.served,
+        "rolls": turn.rolls,
         "boxes": [sheets.entry_json(e) for e in turn.entries],
         "recorded_at": sheets.iso(turn.recorded_at),
         "corrected_at": sheets.iso(turn.corrected_at),

@@ -21,6 +21,7 @@ from .errors import (
     InvalidDiceError,
     InvalidGroupsError,
     InvalidOptionError,
+    InvalidRollsError,
     InvalidSheetError,
     NoFreeBoxError,
     RulesError,
@@ -52,9 +53,11 @@ from .game import (  # noqa: E402 - game builds on everything above
     clean_names,
     first_player,
 )
+from .rolls import THROWS, Throw, check_rolls  # noqa: E402
 
 __all__ += [
     "BoxClosedError", "Choice", "FirstPlayerTieError", "Game", "GameOverError", "InvalidNameError",
     "InvalidTurnError", "NotQualifiedError", "NotYourTurnError", "Outcome", "Placed", "Play", "REASONS",
     "RollOffError", "clean_name", "clean_names", "first_player",
+    "InvalidRollsError", "THROWS", "Throw", "check_rolls",
 ]

@@ -83,3 +83,7 @@ class FirstPlayerTieError(RulesError):
 
 class RollOffError(RulesError):
     """A roll-off roll that does not fit: none under way, not a contender, ..."""
+
+
+class InvalidRollsError(RulesError):
+    """A turn's throws that cannot have happened: a keep not among the dice, a throw that lost a kept die, ..."""

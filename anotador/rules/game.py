@@ -16,6 +16,7 @@ from .errors import (BoxClosedError, FirstPlayerTieError, GameOverError, Invalid
                      InvalidNameError, InvalidTurnError, NotQualifiedError, NotYourTurnError, RollOffError,
                      RulesError, UnknownBoxError)
 from .boxes import Counts
+from .rolls import Throw, check_rolls, served_of
 from .ruleset import RuleSet
 from .spec import GROUP
 
@@ -174,6 +175,8 @@ class Play:
     served: bool
     boxes: tuple[Placed, ...]
     instant_win: bool
+    #: The turn's throws, where the table recorded them (:mod:`anotador.rules.rolls`).
+    rolls: tuple[Throw, ...] | None = None
 
 
 @dataclass(frozen=True)
@@ -237,12 +240,16 @@ class Game:
 
     # -- playing ----------------------------------------------------------
 
-    def play(self, player: Any, dice: Any, served: bool, choices: Sequence[Choice]) -> Play:
+    def play(self, player: Any, dice: Any, served: bool | None, choices: Sequence[Choice],
+             rolls: Any = None) -> Play:
         """Check a turn against the rules and the sheet, apply it, and return it.
 
         The points come from the rules, never from the caller. Raises a
         conflict error (game over, not this player's turn, closed box) or a
         validation error (bad dice, box the roll does not qualify for).
+        ``rolls``, if the table recorded them, are the turn's throws
+        (:func:`~anotador.rules.rolls.check_rolls`): they give the dice and
+        whether they were served where those are not said (``served`` None).
         """
         due = self.turn()
         if due is None:
@@ -251,6 +258,13 @@ class Game:
             raise InvalidTurnError(f"player must be a seat from 0 to {self.players - 1}.", "player")
         if player != due[0]:
             raise NotYourTurnError(f"It is player {due[0]}'s turn (round {due[1]}), not player {player}'s.", "player")
+        throws = None
+        if rolls is not None:
+            throws = check_rolls(self.rules, rolls, dice, served)
+            if dice is None:
+                dice = list(throws[-1].dice)
+            if served is None:
+                served = self.rules.served_matters and served_of(throws)
         placed, counts = self._place(player, dice, bool(served), choices)
         sheet = self.sheets[player]
         wins = counts is not None and self.rules.boxes_per_turn == 1 and self.rules.wins_on_the_spot(
@@ -264,7 +278,7 @@ class Game:
         self.turns += 1
         if wins:
             self.instant_winner = player
-        return Play(player, due[1], None if dice is None else tuple(dice), bool(served), tuple(placed), wins)
+        return Play(player, due[1], None if dice is None else tuple(dice), bool(served), tuple(placed), wins, throws)
 
     def _place(self, player: int, dice: Any, served: bool, choices: Sequence[Choice]):
         rules = self.rules

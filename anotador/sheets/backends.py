@@ -67,6 +67,7 @@ def _turn_rows(game: GameRow, number: int, play: Play, outcome: dict[str, Any]) 
     """The turn's row and one row per box it fills, as column → value (the entries' ``turn_id`` left out)."""
     turn = {"game_id": game.id, "number": number, "player": play.player, "round": play.round,
             "dice": None if play.dice is None else list(play.dice), "served": play.served,
+            "rolls": None if play.rolls is None else [t.as_dict() for t in play.rolls],
             "recorded_at": outcome["updated_at"]}
     boxes = [{"game_id": game.id, "player": play.player, "box": p.category, "points": p.points,
               "scratch": p.scratch, "dice": None if p.dice is None else list(p.dice), "bonus": p.bonus}

@@ -13,7 +13,7 @@ from sqlalchemy import delete, func, select
 
 from ..extensions import db
 from ..models import CorrectionRow, EntryRow, GameRow, RollOffRow, TurnRow, utcnow
-from ..rules import Choice, Game, InvalidTurnError, Play, RulesError
+from ..rules import Choice, Game, InvalidTurnError, Play, RulesError, check_rolls
 from .errors import Conflict, GameNotFound, TooManyCorrections
 from .keys import Idempotency
 from .reads import entry_json, turns_of
@@ -48,12 +48,13 @@ def correct_turn(game_id: str, token: str | None, if_match: Any, number: int,
             f"Turn {number} was player {target.player}'s; a correction cannot change whose turn it was.", "player")
     if "scratch" in data and "category" not in data:
         raise InvalidTurnError("Send the category with scratch.", "scratch")
-    if not {"dice", "served", "category", "boxes"} & set(data):
-        raise InvalidTurnError("Send what to correct: dice, served, category or boxes.", None)
+    if not {"dice", "served", "category", "boxes", "rolls"} & set(data):
+        raise InvalidTurnError("Send what to correct: dice, served, category, boxes or rolls.", None)
     rules = rules_of(game)
     choices = turn_choices(data, rules) if {"category", "boxes"} & set(data) else _choices_of(target)
+    dice, served, rolls = _corrected_dice(rules, target, data)
     history = [(t.player, t.dice, t.served, _choices_of(t)) for t in turns]
-    new = (target.player, data.get("dice", target.dice), data.get("served", target.served), choices)
+    new = (target.player, dice, served, choices)
     history[number - 1] = new
     before = state_of(game)
     try:
@@ -65,10 +66,11 @@ def correct_turn(game_id: str, token: str | None, if_match: Any, number: int,
         raise Conflict(f"With this correction turn {at} no longer fits: {exc.message}", "turn") from None
 
     db.session.add(CorrectionRow(game_id=game.id, turn_id=target.id, dice=target.dice, served=target.served,
-                                 boxes=[entry_json(e) for e in target.entries],
+                                 rolls=target.rolls, boxes=[entry_json(e) for e in target.entries],
                                  recorded_at=target.corrected_at or target.recorded_at))
     target.dice = None if new[1] is None else list(new[1])
     target.served = bool(new[2])
+    target.rolls = rolls
     target.corrected_at = utcnow()
     # Later turns keep their boxes but their points follow the corrected
     # sheet (a double generala, an instant win); rewrite every entry.
@@ -89,6 +91,25 @@ def correct_turn(game_id: str, token: str | None, if_match: Any, number: int,
     remember(game, state, idem)
     commit(game, state)
     return game, state
+
+
+def _corrected_dice(rules, target: TurnRow, data: dict[str, Any]) -> tuple[Any, bool, list | None]:
+    """The corrected turn's dice, served and throws.
+
+    New throws (``rolls``) are checked against the dice and served sent with
+    them, and give those not sent. Without new throws, the recorded ones stay
+    while they still fit; a correction of the dice or of served drops them
+    (they would no longer lead to these dice), as ``rolls: null`` does.
+    """
+    if data.get("rolls") is not None:
+        throws = check_rolls(rules, data["rolls"], data.get("dice"), data.get("served"))
+        dice = data.get("dice", list(throws[-1].dice))
+        served = data.get("served", rules.served_matters and len(throws) == 1)
+        return dice, bool(served), [t.as_dict() for t in throws]
+    dice, served = data.get("dice", target.dice), bool(data.get("served", target.served))
+    same = (None if dice is None else sorted(dice)) == (None if target.dice is None else sorted(target.dice))
+    keep = "rolls" not in data and same and served == target.served
+    return dice, served, target.rolls if keep else None
 
 
 def _choices_of(turn: TurnRow) -> list[Choice]:

@@ -44,7 +44,9 @@ def played(game: GameRow, data: dict[str, Any]) -> tuple[Game, Play, dict[str, A
     """The engine's state after the turn in ``data``, the turn as played, and the game row's new columns."""
     state = state_of(game)
     choices = turn_choices(data, state.rules)
-    play = state.play(data["player"], data.get("dice"), data.get("served", False), choices)
+    # With the throws recorded, what is not said (the dice, served) is read from them.
+    served = data.get("served", None if "rolls" in data else False)
+    play = state.play(data["player"], data.get("dice"), served, choices, data.get("rolls"))
     return state, play, outcome(game, state)
 
 

@@ -8,7 +8,7 @@ caller knows them) plus the expected points still to come.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Mapping, NamedTuple, Sequence
 
 import numpy as np
 
@@ -124,9 +124,43 @@ def advise(solver: Solver, V: np.ndarray, sheet: Mapping[str, int], counts: "Cou
     return advice
 
 
+#: How much of a turn the record lets the analysis judge.
+EVERY_DECISION = "every_decision"  # the throws and keeps are known: every keep and the box are judged
+BOX_ONLY = "box"                   # only the final dice: the box is judged, the keeps before it are not
+NOTHING = "nothing"                # a scratch with no dice: nothing to compare with
+
+
+@dataclass
+class Decision:
+    """One decision of a turn, judged: a keep after a throw, or the box for the last throw's dice.
+
+    ``chosen`` and ``best`` are each one move as advice names it:
+    ``{"keep": [...]}`` (throw the rest again), ``{"category": box}`` or
+    ``{"split": [box, box]}`` (score now).
+    """
+
+    roll: int
+    dice: list[int]
+    chosen: dict[str, Any]
+    best: dict[str, Any]
+    expected_chosen: float
+    expected_best: float
+
+    @property
+    def lost(self) -> float:
+        return max(0.0, self.expected_best - self.expected_chosen)
+
+
 @dataclass
 class Judged:
-    """One recorded turn, judged by the table: what was chosen, what was best, what it cost."""
+    """One recorded turn, judged: what each decision cost, and what the dice gave.
+
+    Every value is an expected final total of the player's sheet. The turn
+    moves the expectation from ``expected_before`` to ``expected_after``:
+    by ``luck`` (each throw's dice against what the player's own position
+    before it expected), less what the decisions lost; where the keeps are
+    not known, the part the record cannot split is ``unjudged``.
+    """
 
     number: int
     player: int
@@ -134,45 +168,118 @@ class Judged:
     served: bool
     chosen: list[str]
     points: int
-    best: list[str] | None
-    expected_chosen: float | None
-    expected_best: float | None
+    judged: str
+    expected_before: float
+    expected_after: float
+    decisions: list[Decision] = field(default_factory=list)
+    luck: float | None = None
+    unjudged: float | None = None
+
+    @property
+    def box(self) -> Decision | None:
+        """The last decision, the box's, if judged."""
+        return self.decisions[-1] if self.decisions and "keep" not in self.decisions[-1].chosen else None
 
     @property
     def lost(self) -> float | None:
-        if self.expected_best is None or self.expected_chosen is None:
-            return None
-        return max(0.0, self.expected_best - self.expected_chosen)
+        return None if self.judged == NOTHING else sum(d.lost for d in self.decisions)
 
 
 def judge_turn(solver: Solver, V: np.ndarray, sheet: Mapping[str, int], earned: int, number: int, player: int,
                dice: Sequence[int] | None, served: bool, placed: Sequence[tuple[str, int, Sequence[int] | None]],
-               bonus: int) -> Judged:
-    """Judge one recorded turn: ``placed`` is (box, points, group dice) for each box it filled."""
+               bonus: int, throws: Sequence[Any] | None = None) -> Judged:
+    """Judge one recorded turn: ``placed`` is (box, points, group dice) for each box it filled.
+
+    ``throws`` (:class:`~anotador.rules.rolls.Throw`), where the table recorded
+    them, let every keep be judged. A served turn is a turn of one throw, so
+    it is judged whole even without them.
+    """
     rules = solver.rules
     position = Position(solver, V, sheet, earned)
     chosen = [box for box, _, _ in placed]
     points = sum(p for _, p, _ in placed)
-    judged = Judged(number, player, list(dice) if dice is not None else None, served, chosen, points,
-                    None, None, None)
+    before = position.expected
+    after = position.points + points + bonus + float(V[_closed(position, placed)])
+    judged = Judged(number, player, list(dice) if dice is not None else None, served, chosen, points, NOTHING,
+                    before, after)
     if dice is None:
-        return judged  # a scratch with no dice recorded: nothing to compare with
-    counts = tuple(sorted(dice).count(f) for f in range(1, 7))
-    if rules.boxes_per_turn > 1:
-        splits = position.splits(counts, limit=10_000)
-        best = splits[0]
-        judged.best = [b["category"] for b in best["boxes"]]
-        judged.expected_best = best["expected"]
-        i, j = (rules.index[b] for b in chosen)
-        nxt = solver.space.index(position.mask | (1 << i) | (1 << j), position.u, position.flags)
-        judged.expected_chosen = position.points + points + float(V[nxt])
+        judged.unjudged = after - before  # a scratch with no dice recorded: nothing to compare with
         return judged
-    boxes, _ = position.boxes(counts, served and rules.served_matters)
-    judged.best = [boxes[0]["category"]]
-    judged.expected_best = boxes[0]["expected"]
-    mine = next((b for b in boxes if b["category"] == chosen[0]), None)
-    if mine is not None and mine["points"] == points:
-        judged.expected_chosen = mine["expected"]
-    else:  # scratched though it scored: valued as recorded
-        judged.expected_chosen = position.points + points + bonus + position.after(rules.index[chosen[0]], points)
+    if throws is None and served and rules.served_matters:
+        throws = [_Throw(tuple(sorted(dice)), None)]
+    if throws is None:
+        judged.judged = BOX_ONLY
+        decision = _box_decision(position, 3, dice, placed, bonus, after)
+        judged.decisions = [decision]
+        judged.unjudged = decision.expected_best - before
+        return judged
+    judged.judged = EVERY_DECISION
+    d, turn = solver.turn_dice, position.turn
+    luck, mine = 0.0, before  # the expectation of the position the player's last decision chose
+    for roll, throw in enumerate(throws, start=1):
+        counts = tuple(throw.dice.count(f) for f in range(1, 7))
+        r = d.roll_index[counts]
+        stage = turn.roll1 if roll == 1 else turn.roll2 if roll == 2 else turn.now_plain
+        luck += position.points + float(stage[0, r]) - mine
+        if throw.keep is None:  # the last throw: the box
+            judged.decisions.append(_box_decision(position, roll, throw.dice, placed, bonus, after))
+            break
+        keeps = position.keeps(counts, roll, limit=1)
+        now = _best_now(position, counts, roll)
+        k = d.keep_index[tuple(throw.keep.count(f) for f in range(1, 7))]
+        mine = position.points + float((turn.keep1 if roll == 1 else turn.keep2)[0, k])
+        best = max([({"keep": keeps[0]["keep"]}, keeps[0]["expected"])] + now, key=lambda m: m[1])
+        judged.decisions.append(Decision(roll, list(throw.dice), {"keep": list(throw.keep)}, best[0], mine, best[1]))
+    judged.luck = luck
     return judged
+
+
+class _Throw(NamedTuple):
+    dice: tuple[int, ...]
+    keep: tuple[int, ...] | None
+
+
+def _closed(position: Position, placed) -> int:
+    """The state once the turn's boxes hold their points."""
+    space, rules = position.solver.space, position.solver.rules
+    if len(placed) == 1:
+        box, points, _ = placed[0]
+        return space.close(position.mask, position.u, position.flags, rules.index[box], points)
+    mask = position.mask
+    for box, _, _ in placed:
+        mask |= 1 << rules.index[box]
+    return space.index(mask, position.u, position.flags)
+
+
+def _best_now(position: Position, counts, roll: int) -> list[tuple[dict[str, Any], float]]:
+    """The best way to score these dice now, as (move, expected final total): none if no box is free."""
+    rules = position.solver.rules
+    if rules.boxes_per_turn > 1:
+        splits = position.splits(counts, limit=1)
+        return [({"split": [b["category"] for b in s["boxes"]]}, s["expected"]) for s in splits]
+    boxes, _ = position.boxes(counts, roll == 1 and rules.served_matters)
+    return [({"category": b["category"]}, b["expected"]) for b in boxes[:1]]
+
+
+def _box_decision(position: Position, roll: int, dice: Sequence[int], placed, bonus: int, after: float) -> Decision:
+    """The box (or two) chosen for the last throw, against the best move for those dice at that throw.
+
+    At a throw before the third, throwing again was a move too: stopping
+    early is judged here, against the best keep.
+    """
+    counts = tuple(sorted(dice).count(f) for f in range(1, 7))
+    moves = _best_now(position, counts, roll)
+    if roll < 3:
+        keeps = position.keeps(counts, roll, limit=1)
+        moves.append(({"keep": keeps[0]["keep"]}, keeps[0]["expected"]))
+    chosen: dict[str, Any]
+    if len(placed) > 1:
+        chosen = {"split": [box for box, _, _ in placed]}
+    else:
+        chosen = {"category": placed[0][0]}
+        mine = next((b for b in position.boxes(counts, roll == 1 and position.solver.rules.served_matters)[0]
+                     if b["category"] == placed[0][0]), None)
+        if mine is not None and mine["points"] == placed[0][1]:
+            after = mine["expected"]  # the engine's own valuation (a served win valued as thrown later)
+    best = max(moves, key=lambda m: m[1] + (1e-9 if "keep" not in m[0] else 0))
+    return Decision(roll, sorted(dice), chosen, best[0], after, best[1])
