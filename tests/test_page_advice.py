@@ -79,9 +79,75 @@ def test_the_end_screen_links_to_the_analysis(phone, advice_tables, new_game, ba
     page.get_by_role("button", name="Analysis").click()
     expect(page.locator("#analysis h2")).to_have_text("Game analysis")
     expect(page.locator("#analysis table tbody tr")).to_have_count(2)
-    expect(page.locator("#analysis .analysis-turns li").first).to_contain_text("Round 1")
-    expect(page.locator("#analysis")).to_contain_text("not judged")
+    # a line per player over the turns, and the dashed drop of Ana's scratched generala
+    expect(page.locator("#analysis svg.analysis-chart polyline")).to_have_count(2)
+    expect(page.locator("#analysis svg.analysis-chart line.mistake").first).to_be_attached()
+    expect(page.locator("#analysis .analysis-legend li")).to_have_text(["Ana", "Beto", "decisions that cost points"])
+    # the costliest decisions, in words, with their unit; the first is the scratched generala
+    costly = page.locator("#analysis .analysis-turns li")
+    expect(costly).to_have_count(2)  # the two scratched generalas: every other box was the best
+    expect(costly.first).to_have_text(re.compile(
+        r"^Round 1, (Ana|Beto) crossed out Generala with 6-6-6-6-6; scoring Generala was worth 50\.0 points more\.$"))
+    expect(page.locator("#analysis")).to_contain_text("“Expected” is the average final total")
+    expect(page.locator("#analysis table tbody tr").first.locator("td").first).to_have_text(re.compile(r"^149\.1\u00a0pts$"))
+    # entered as final dice only: said once, and the keeps are not counted as luck
+    expect(page.locator("#analysis")).to_contain_text("20 turns were recorded with their final dice only")
+    expect(page.locator("#analysis thead th")).to_contain_text(["Not judged"])
     shot(page, "advice-02-analysis", full_page=True)
+    assert page.errors == []
+
+
+def test_every_throw_and_keep_is_recorded_when_the_player_lets_it(phone, advice_tables, base_url):
+    """'Record every roll': throw 1, keep 6-6, throw 2, keep 6-6-6, throw 3, then the box; all sent with the turn."""
+    page = phone()
+    page.goto("/")
+    page.locator("#record-rolls").check()
+    game = start_game(page, ["Ana", "Beto"])
+    expect(page.get_by_role("radio", name="1", exact=True)).to_have_attribute("aria-checked", "true")
+    roll(page, [6, 6, 2, 3, 1], served=True)  # the first throw: served, where that matters
+    page.locator("#reroll").click()
+    expect(page.locator("#options")).to_contain_text("Tap the dice you keep")
+    expect(page.locator("#throw-again")).to_have_text("Roll 5 dice")  # nothing kept: all thrown again
+    for n, face in enumerate([6, 6, 2, 3, 1], start=1):  # all kept is stopping: not a throw
+        page.get_by_role("button", name=f"Die {n}: {face}. Keep it").click()
+    expect(page.locator("#throw-again")).to_be_disabled()
+    for n, face in enumerate([6, 6, 2, 3, 1], start=1):
+        page.get_by_role("button", name=f"Die {n}: {face}. Keep it").click()
+    page.get_by_role("button", name="Die 1: 6. Keep it").click()
+    page.get_by_role("button", name="Die 2: 6. Keep it").click()
+    expect(page.locator("#throw-again")).to_have_text("Roll 3 dice")
+    shot(page, "advice-03-keep-picked")
+    page.locator("#throw-again").click()
+    expect(page.locator("#tray .die.held")).to_have_count(2)
+    expect(page.get_by_role("radio", name="2", exact=True)).to_have_attribute("aria-checked", "true")
+    expect(page.locator("#served")).not_to_be_checked()
+    for face in (6, 4, 1):
+        page.get_by_role("button", name=f"Add a {face}", exact=True).click()
+    page.locator("#reroll").click()
+    # the dice kept before are kept again unless tapped off
+    expect(page.get_by_role("button", name="Die 1: 6. Keep it")).to_have_attribute("aria-pressed", "true")
+    page.get_by_role("button", name="Die 3: 6. Keep it").click()
+    page.locator("#throw-again").click()
+    expect(page.locator("#reroll")).to_be_hidden()  # the third throw is the last
+    page.get_by_role("button", name="Add a 6", exact=True).click()
+    page.get_by_role("button", name="Add a 2", exact=True).click()
+    expect(page.get_by_role("radio", name="3", exact=True)).to_have_attribute("aria-checked", "true")
+    shot(page, "advice-04-third-throw")
+    choose(page, "Four of a kind")
+    expect(page.locator("#turn-line")).to_contain_text("Beto")
+    # Beto's turn starts at its first throw again; ⌫ with only kept dice left starts the turn over
+    expect(page.get_by_role("radio", name="1", exact=True)).to_have_attribute("aria-checked", "true")
+    import json
+    import urllib.request
+
+    with urllib.request.urlopen(f"{base_url}/api/v1/games/{game}/turns") as r:
+        turn = json.load(r)["turns"][0]
+    assert turn["rolls"] == [{"dice": [1, 2, 3, 6, 6], "keep": [6, 6]}, {"dice": [1, 4, 6, 6, 6], "keep": [6, 6, 6]},
+                             {"dice": [2, 6, 6, 6, 6]}]
+    assert turn["served"] is False and turn["boxes"][0]["category"] == "four"
+    with urllib.request.urlopen(f"{base_url}/api/v1/games/{game}/analysis") as r:
+        judged = json.load(r)["turns"][0]
+    assert judged["judged"] == "every_decision" and len(judged["decisions"]) == 3
     assert page.errors == []
 
 

@@ -278,13 +278,16 @@ export class GameView {
     const body = { player: this.who(), category, served: pad.served };
     if (pad.dice.length === 5) body.dice = [...pad.dice];
     if (scratch) body.scratch = true;
+    const rolls = body.dice && pad.rollsBody();
+    if (rolls) body.rolls = rolls;
     this.write(body, [{ category, points: scratch ? 0 : pts }], pad);
   }
 
   recordSplit(assignment, pad) {
     // A group that scores nothing in its box is a scratch of that box.
     const boxes = assignment.boxes.map((b) => ({ category: b.category, dice: b.dice, ...(b.points === 0 ? { scratch: true } : {}) }));
-    this.write({ player: this.who(), dice: [...pad.dice], served: pad.served, boxes },
+    const rolls = pad.rollsBody();
+    this.write({ player: this.who(), dice: [...pad.dice], served: pad.served, boxes, ...(rolls ? { rolls } : {}) },
       assignment.boxes.map((b) => ({ category: b.category, points: b.points })), pad);
   }
 

@@ -15,6 +15,7 @@ export class Hint {
     this.pad = pad;
     this.game = game;
     this.roll = 3;
+    this.keep = null;  // the keep last advised, picked already when the player rolls again
     this.seq = 0;
     this.timer = null;
     this.on = localStorage.getItem(KEY) === "1";
@@ -23,13 +24,14 @@ export class Hint {
       this.on = !this.on;
       $("#hint-on").setAttribute("aria-pressed", String(this.on));
       localStorage.setItem(KEY, this.on ? "1" : "0");
-      this.update();
+      this.pad.render();  // recording every throw comes with the hint
     });
     for (const b of $$("#roll-pick button")) b.addEventListener("click", () => this.pick(Number(b.dataset.roll)));
   }
 
   /** The player says which roll this is; roll 1 is a served roll where that matters. */
   pick(roll) {
+    if (roll !== this.pad.throws.length + 1) this.pad.forgetThrows();  // said by hand: earlier throws unknown
     this.roll = roll;
     if (this.game.game.served_matters && (roll === 1) !== this.pad.served) {
       this.pad.served = roll === 1;
@@ -44,6 +46,7 @@ export class Hint {
   served(served) {
     if (served) this.roll = 1;
     else if (this.roll === 1) this.roll = 2;
+    if (this.roll !== this.pad.throws.length + 1) this.pad.forgetThrows();
   }
 
   /** Draw the switch, the roll picker and the hint for the dice on the pad. */
@@ -51,12 +54,13 @@ export class Hint {
     const seq = ++this.seq;
     clearTimeout(this.timer);
     const line = $("#hint");
-    $("#hint-bar").hidden = !this.on;
+    $("#hint-bar").hidden = !this.pad.recording();
     for (const b of $$("#roll-pick button")) b.setAttribute("aria-checked", String(Number(b.dataset.roll) === this.roll));
     for (const d of $$("#tray .die.keep")) d.classList.remove("keep");
     for (const b of $$("#options .best")) b.classList.remove("best");
     if (!this.on || !this.pad.full() || this.game.rollOff() || !this.game.game) {
       line.hidden = true;
+      this.keep = null;
       return;
     }
     const body = { rules: this.game.rules(), dice: this.pad.dice, roll: this.roll, sheet: this.game.sheetForRoll() };
@@ -72,6 +76,7 @@ export class Hint {
     }
     if (!res.ok) { line.hidden = true; return; }
     const best = res.data.best;
+    this.keep = best.keep || null;
     const e = decimal(best.expected);
     line.hidden = false;
     if (best.keep) {
@@ -99,7 +104,93 @@ export class Hint {
   }
 }
 
-/** The end screen's analysis: what each player lost to choices, and the luck of the dice. */
+/** Lines told apart by colour and, past six players, by dashes too. */
+const COLOURS = ["#3b82c4", "#e08a00", "#2e9e4f", "#9b5fc0", "#8c6d1f", "#00a0a0"];
+const SVG = "http://www.w3.org/2000/svg";
+
+function svg(tag, attrs = {}, ...kids) {
+  const node = document.createElementNS(SVG, tag);
+  for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, String(v));
+  node.append(...kids);
+  return node;
+}
+
+/** The chart: each player's expected final total after each of their turns. A turn's solid stretch is the
+ *  dice (luck, and what the record could not judge); its dashed red drop, the points its decisions lost. */
+function chart(a, names) {
+  const W = 360, H = 210, L = 34, R = 8, T = 8, B = 30;
+  const per = a.players.map(() => []);
+  for (const x of a.turns) per[x.player].push(x);
+  const most = Math.max(1, ...per.map((p) => p.length));
+  const ys = a.players.flatMap((p, i) => [p.expected_start, ...per[i].flatMap((x) => [
+    x.expected_before + (x.luck || 0) + (x.unjudged || 0), x.expected_after])]);
+  let lo = Math.min(...ys), hi = Math.max(...ys);
+  if (hi - lo < 10) { lo -= 5; hi += 5; }
+  const X = (k) => L + (k / most) * (W - L - R);
+  const Y = (v) => T + (1 - (v - lo) / (hi - lo)) * (H - T - B);
+  const kids = [svg("line", { class: "axis", x1: L, y1: H - B, x2: W - R, y2: H - B }),
+    svg("line", { class: "axis", x1: L, y1: T, x2: L, y2: H - B })];
+  const step = Math.max(1, Math.ceil(most / 12));
+  for (let k = 0; k <= most; k += step) {
+    kids.push(svg("text", { x: X(k), y: H - B + 14, "text-anchor": "middle" }, String(k)));
+  }
+  kids.push(svg("text", { x: (L + W - R) / 2, y: H - 3, "text-anchor": "middle" }, t("chart_turn")));
+  for (const v of [lo, (lo + hi) / 2, hi]) {
+    kids.push(svg("text", { x: L - 4, y: Y(v) + 4, "text-anchor": "end" }, decimal(v).replace(/[.,]\d$/, "")));
+  }
+  a.players.forEach((p, i) => {
+    const colour = COLOURS[i % COLOURS.length];
+    const dash = i >= COLOURS.length ? "6 3" : "none";
+    const points = [[X(0), Y(p.expected_start)]];
+    const drops = [];
+    per[i].forEach((x, k) => {
+      const moved = x.expected_before + (x.luck || 0) + (x.unjudged || 0);
+      points.push([X(k + 1), Y(moved)]);
+      if ((x.lost || 0) >= 0.05) {
+        drops.push(svg("line", { class: "mistake", x1: X(k + 1), y1: Y(moved), x2: X(k + 1), y2: Y(x.expected_after) }),
+          svg("circle", { class: "mistake-dot", cx: X(k + 1), cy: Y(x.expected_after), r: 2.5 }));
+      }
+      points.push([X(k + 1), Y(x.expected_after)]);
+    });
+    kids.push(svg("polyline", { class: "luck", stroke: colour, "stroke-dasharray": dash,
+      points: points.map(([x, y]) => `${x.toFixed(1)},${y.toFixed(1)}`).join(" ") },
+    svg("title", {}, names[i])), ...drops);
+  });
+  return svg("svg", { class: "analysis-chart", viewBox: `0 0 ${W} ${H}`, role: "img", "aria-label": t("chart_label") },
+    ...kids);
+}
+
+function legend(a, names) {
+  return el("ul", { class: "analysis-legend" },
+    ...a.players.map((_, i) => el("li", {}, swatch("luck", COLOURS[i % COLOURS.length], i >= COLOURS.length),
+      el("bdi", { text: names[i] }))),
+    el("li", {}, swatch("mistake", null, false), t("mistakes")));
+}
+
+function swatch(kind, colour, dashed) {
+  const line = svg("line", { class: kind, x1: 1, y1: 5, x2: 21, y2: 5, ...(colour ? { stroke: colour } : {}),
+                             ...(dashed ? { "stroke-dasharray": "6 3" } : {}) });
+  return svg("svg", { class: "swatch analysis-chart-key", viewBox: "0 0 22 10", width: 22, height: 10, "aria-hidden": "true" },
+    line);
+}
+
+/** One costly decision in words: what was done, and what the best move was worth more. */
+function sentence(x, d, names, boxName) {
+  const faces = (dice) => (dice.length ? dice.join("-") : t("nothing"));
+  const name = isolate(names[x.player]);
+  const thrown = (kept) => { const n = d.dice.length - kept.length; return t(n === 1 ? "dice_one" : "dice_n", { n }); };
+  const box = (m) => (m.split ? m.split.map(boxName).join(" + ") : boxName(m.category));
+  let what;
+  if (d.chosen.keep) what = t("dec_keep", { round: x.round, name, kept: faces(d.chosen.keep), n: thrown(d.chosen.keep) });
+  else if (d.best.keep) what = t("dec_stop", { round: x.round, name, roll: d.roll, dice: faces(d.dice), box: box(d.chosen) });
+  else if (x.points === 0) what = t("dec_scratch", { round: x.round, name, dice: faces(d.dice), box: box(d.chosen) });
+  else what = t("dec_box", { round: x.round, name, dice: faces(d.dice), box: box(d.chosen) });
+  const lost = decimal(d.lost);
+  const better = d.best.keep ? t("better_keep", { kept: faces(d.best.keep), lost }) : t("better_box", { box: box(d.best), lost });
+  return `${what}; ${better}.`;
+}
+
+/** The end screen's analysis: each player's expected total turn by turn, what decisions cost, and luck. */
 export async function showAnalysis(gameId, names, boxName) {
   const box = $("#analysis");
   box.hidden = false;
@@ -112,20 +203,27 @@ export async function showAnalysis(gameId, names, boxName) {
   }
   if (!res.ok) { box.replaceChildren(el("p", { class: "error", text: t("error", { detail: res.status }) })); return; }
   const a = res.data;
-  const rows = a.players.map((p) => el("tr", {},
-    el("th", { scope: "row", dir: "auto", text: p.name }),
-    el("td", { text: decimal(p.lost) }),
-    el("td", { text: decimal(p.luck, { signed: true }) })));
-  const worst = a.turns.filter((x) => x.lost !== null && x.lost >= 0.05).sort((x, y) => y.lost - x.lost).slice(0, 5);
+  const unjudged = a.players.some((p) => Math.abs(p.unjudged) >= 0.05);
+  const pts = (v, signed = false) => `${decimal(v, { signed })}\u00a0${t("unit")}`;
+  const head = ["players", "col_start", "col_final", "col_lost", "col_luck", ...(unjudged ? ["col_unjudged"] : [])];
+  const rows = a.players.map((p, i) => el("tr", {},
+    el("th", { scope: "row", dir: "auto", text: names[i] }),
+    el("td", { text: pts(p.expected_start) }), el("td", { text: pts(p.expected_now) }),
+    el("td", { text: p.lost >= 0.05 ? pts(-p.lost, true) : pts(0) }), el("td", { text: pts(p.luck, true) }),
+    ...(unjudged ? [el("td", { text: pts(p.unjudged, true) })] : [])));
+  const costly = a.turns.flatMap((x) => x.decisions.map((d) => [x, d])).filter(([, d]) => d.lost >= 0.05)
+    .sort((p, q) => q[1].lost - p[1].lost).slice(0, 3);
+  const boxOnly = a.turns.filter((x) => x.judged === "box").length;
   box.replaceChildren(
     el("h2", { text: t("analysis") }),
-    el("table", { class: "analysis" },
-      el("thead", {}, el("tr", {}, el("th", { scope: "col", text: t("players") }),
-        el("th", { scope: "col", text: t("lost") }), el("th", { scope: "col", text: t("luck") }))),
-      el("tbody", {}, ...rows)),
-    worst.length ? el("ul", { class: "analysis-turns" }, ...worst.map((x) => el("li", {
-      text: t("analysis_turn", { round: x.round, name: isolate(names[x.player]),
-                                 chose: x.chosen.map(boxName).join(" + "), best: x.best.map(boxName).join(" + "),
-                                 lost: decimal(x.lost) }) }))) : el("p", { class: "hint", text: t("analysis_none") }),
-    el("p", { class: "hint", text: t("analysis_note") }));
+    el("p", { class: "hint", text: t("analysis_expected") }),
+    chart(a, names), legend(a, names),
+    el("p", { class: "hint", text: t("analysis_lines") }),
+    el("div", { class: "table-scroll" }, el("table", { class: "analysis" },
+      el("thead", {}, el("tr", {}, ...head.map((k) => el("th", { scope: "col", text: t(k) })))),
+      el("tbody", {}, ...rows))),
+    el("h3", { text: t("costliest") }),
+    costly.length ? el("ol", { class: "analysis-turns" }, ...costly.map(([x, d]) => el("li", {
+      text: sentence(x, d, names, boxName) }))) : el("p", { class: "hint", text: t("analysis_none") }),
+    ...(boxOnly ? [el("p", { class: "hint", text: t(boxOnly === 1 ? "analysis_box_one" : "analysis_box_n", { n: boxOnly }) })] : []));
 }

@@ -41,6 +41,8 @@ function wire() {
   // a short buzz when a turn is recorded, where the phone can (on unless turned off on this phone)
   $("#haptics").checked = !store.flag("noHaptics");
   $("#haptics").addEventListener("change", () => store.setFlag("noHaptics", !$("#haptics").checked));
+  $("#record-rolls").checked = store.flag("recordRolls");
+  $("#record-rolls").addEventListener("change", () => store.setFlag("recordRolls", $("#record-rolls").checked));
   $("#add-player").addEventListener("click", () => addPlayerRow("")?.focus());
   $("#use-dice").addEventListener("change", toggleDice);
   window.addEventListener("popstate", route);

@@ -8,6 +8,7 @@
 import { call } from "./api.js";
 import { $, confirmDialog, el, focus, unchanged } from "./helpers.js";
 import { Hint } from "./hint.js";
+import { store } from "./store.js";
 import { lang, points, t } from "./words.js";
 
 export class Pad {
@@ -23,13 +24,20 @@ export class Pad {
     this.picked = [null, null];  // the box chosen for each of those groups
     this.result = null;     // the last /score answer: { key, data } or { key, offline: true }
     this.seq = 0;
+    // Every throw recorded (the hint on, or "record every roll"): the throws so far and what was kept,
+    // the dice kept from the last one (the first ``held`` on the pad, not removable), a keep being picked.
+    this.throws = [];
+    this.held = 0;
+    this.keeping = false;
+    this.keepPick = [];
     this.hint = new Hint(this, game);
     $("#served").addEventListener("change", () => {
       this.served = $("#served").checked;
       this.hint.served(this.served);
       this.renderOptions();
     });
-    $("#clear").addEventListener("click", () => { this.set([], this.served); focus($("#faces button")); });
+    $("#clear").addEventListener("click", () => this.clear());
+    $("#reroll").addEventListener("click", () => this.startKeep());
     $("#scratch-btn").addEventListener("click", () => this.toggleScratch());
     $("#split-btn").addEventListener("click", () => this.toggleSplit());
   }
@@ -37,8 +45,15 @@ export class Pad {
   /** Put dice (and served) on the pad: a new roll, or a turn to place again. */
   set(dice, served = false) {
     this.dice = [...dice];
-    this.served = served;
-    this.hint.roll = served ? 1 : 3;  // a new turn: the final roll unless said otherwise
+    // Recording every throw, a new turn starts at its first throw (served, where that matters);
+    // otherwise the dice entered are the final roll unless said otherwise.
+    const fresh = !dice.length && this.recording() && !this.game.fix;
+    this.served = fresh ? Boolean(this.game.game && this.game.game.served_matters) : served;
+    this.hint.roll = this.served || fresh ? 1 : 3;
+    this.throws = [];
+    this.held = 0;
+    this.keeping = false;
+    this.keepPick = [];
     this.showAll = false;
     this.scratchPick = [];
     this.splitting = false;
@@ -47,11 +62,73 @@ export class Pad {
     this.render();
   }
 
+  /** Whether this phone records each throw of a turn: the hint is on, or "record every roll" is ticked. */
+  recording() { return this.hint.on || store.flag("recordRolls"); }
+
+  /** The turn's throws as the API takes them, if this turn's were all recorded here; else null. */
+  rollsBody() {
+    if (this.game.fix || !this.full() || this.game.rollOff()) return null;
+    if (this.throws.length) return [...this.throws, { dice: [...this.dice] }];
+    return this.recording() && this.hint.roll === 1 ? [{ dice: [...this.dice] }] : null;
+  }
+
+  /** The player said which roll this is: the throws recorded before it no longer lead here. */
+  forgetThrows() {
+    this.throws = [];
+    this.held = 0;
+  }
+
+  /** ⌫: the dice of this throw go, the kept ones stay; with only kept dice left, the turn starts again. */
+  clear() {
+    if (this.dice.length > this.held) {
+      this.dice = this.dice.slice(0, this.held);
+      this.keeping = false;
+      this.render();
+    } else {
+      this.set([], this.served);
+    }
+    focus($("#faces button"));
+  }
+
+  /** "Roll again": the player taps the dice kept (the hint's keep picked already, if it advised one). */
+  startKeep() {
+    this.keeping = true;
+    const advised = [...(this.hint.keep || [])];
+    this.keepPick = this.dice.map((face, i) => {
+      if (i < this.held) return true;
+      const at = advised.indexOf(face);
+      if (at < 0) return false;
+      advised.splice(at, 1);
+      return true;
+    });
+    this.render();
+    focus($("#tray button.die"));
+  }
+
+  /** The keep picked: recorded with its throw; the kept dice stay, the rest are entered as they come. */
+  throwAgain() {
+    const keep = this.dice.filter((_, i) => this.keepPick[i]);
+    if (keep.length >= this.dice.length) return;
+    this.throws.push({ dice: [...this.dice].sort((a, b) => a - b), keep: [...keep].sort((a, b) => a - b) });
+    this.dice = keep;
+    this.held = keep.length;
+    this.keeping = false;
+    this.keepPick = [];
+    this.served = false;
+    this.hint.roll = this.throws.length + 1;
+    this.splitting = false;
+    this.mine = [];
+    this.render();
+    focus($("#faces button"));
+  }
+
   render() {
     if (!this.game.game) return;  // no sheet yet
     $("#served").checked = this.served;
     // Yahtzee's family and double-cameroon: nothing depends on it, so nobody is asked.
     $("#served").closest("label").hidden = !this.game.game.served_matters || !!this.game.rollOff();
+    $("#reroll").hidden = !this.recording() || !this.full() || this.keeping || this.hint.roll >= 3
+      || !!this.game.rollOff() || !!this.game.fix;
     this.renderTray();
     this.renderOptions();
     if (!$("#scratch-list").hidden) this.renderScratch();
@@ -70,6 +147,13 @@ export class Pad {
       const group = grouped ? this.mine[i] : null;
       slots.push(face === undefined
         ? el("span", { class: "die empty", role: "img", "aria-label": t("empty_die", { n: i + 1 }), text: "·" })
+        : this.keeping
+          ? el("button", { type: "button", class: `die${this.keepPick[i] ? " kept" : ""}`, text: String(face),
+                           "aria-pressed": String(!!this.keepPick[i]), "aria-label": t("keep_die", { n: i + 1, face }),
+                           dataset: { focusKey: `die:${i}` }, onclick: () => this.toggleKeep(i) })
+        : i < this.held && group === null
+          ? el("span", { class: "die held", role: "img", "aria-label": t("held_die", { n: i + 1, face }),
+                         text: String(face) })
         : group !== null
           ? el("button", { type: "button", text: String(face),
                            class: `die group-${group + 1}${at === firstGroup - 1 ? " split-end" : ""}`,
@@ -104,7 +188,14 @@ export class Pad {
     if (this.dice.length >= this.game.diceCount()) focus($("#served").closest("label").hidden ? $("#clear") : $("#served"));
   }
 
+  toggleKeep(i) {
+    this.keepPick[i] = !this.keepPick[i];
+    this.render();
+    focus($(`#tray [data-focus-key="die:${i}"]`));
+  }
+
   removeDie(i) {
+    if (i < this.held) return;  // kept from the throw before: ⌫ starts the turn again
     this.dice.splice(i, 1);
     this.mine.splice(i, 1);
     this.picked = [null, null];
@@ -121,6 +212,19 @@ export class Pad {
     const n = this.game.diceCount();
     const seq = ++this.seq;  // any answer still on its way is for an older roll
     $("#instant").hidden = true;
+    if (this.keeping) {
+      const thrown = this.keepPick.filter((k) => !k).length;
+      box.dataset.drawn = "";
+      this.game.showChoice([]);
+      box.replaceChildren(el("p", { class: "hint", text: t("keep_pick") }),
+        el("button", { type: "button", id: "throw-again", class: "primary wide", disabled: thrown === 0,
+                       text: thrown === 0 ? t("keep_fewer") : t(thrown === 1 ? "throw_one" : "throw_n", { n: thrown }),
+                       onclick: () => this.throwAgain() }),
+        el("button", { type: "button", class: "secondary wide", text: t("cancel"),
+                       onclick: () => { this.keeping = false; this.render(); focus($("#reroll")); } }));
+      this.hint.update();
+      return;
+    }
     if (!this.full()) {
       this.result = null;
       this.game.showChoice([]);
