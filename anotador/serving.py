@@ -176,6 +176,26 @@ class BufferingWorker(gthread.ThreadWorker):
             if e.errno not in (errno.EAGAIN, errno.ECONNABORTED, errno.EWOULDBLOCK):
                 raise
             return
+        self._take(client, address, listener)
+
+    def set_accept_enabled(self, enabled: bool) -> None:
+        # Stopping (SIGTERM): the connections the kernel has queued already were made to this server;
+        # taken now and answered, rather than reset when the last worker closes the listener.
+        if not enabled and not self.alive and self._accepting:
+            self._drain_backlog()
+        super().set_accept_enabled(enabled)
+
+    def _drain_backlog(self) -> None:
+        for listener in self.sockets:
+            while self.nr_conns < self.worker_connections:
+                try:
+                    client, address = listener.accept()
+                except OSError:  # EAGAIN: the queue is empty (or the listener is gone)
+                    break
+                self._take(client, address, listener)
+
+    def _take(self, client, address, listener) -> None:
+        """A new connection: buffered until its request has arrived whole."""
         if PER_ADDRESS and self.per_address.get(peer_of(address), 0) >= PER_ADDRESS:
             client.close()  # this address has its share of requests still arriving
             return

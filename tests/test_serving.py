@@ -271,16 +271,34 @@ def test_chunked_bodies_pipelining_and_keep_alive(tmp_path):
 
 @pytest.mark.slow
 def test_sigterm_finishes_the_requests_in_flight(tmp_path):
+    """Requests still arriving at SIGTERM are answered: those a worker holds, and those the kernel had queued.
+
+    The second kind is made for sure by stopping the workers (SIGSTOP) while
+    they connect: before the worker took its queue on the way out, a busy
+    machine reset them when the listener closed.
+    """
     with serve(tmp_path) as (proc, port):
         body = json.dumps({"variant": "generala", "dice": [2, 3, 4, 5, 6], "served": True}).encode()
-        socks = []
-        for _ in range(6):  # six requests whose bodies are still arriving
+
+        def connect():
             s = socket.create_connection(("127.0.0.1", port), timeout=20)
             s.sendall(b"POST /api/v1/score HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
                       b"Content-Length: %d\r\n\r\n%s" % (len(body), body[:10]))
-            socks.append(s)
+            return s
+
+        socks = [connect() for _ in range(3)]  # bodies still arriving, most likely in a worker already
         time.sleep(0.5)
-        os.killpg(proc.pid, signal.SIGTERM)
+        workers = gunicorn_pids(proc.pid)
+        assert workers
+        for pid in workers:
+            os.kill(pid, signal.SIGSTOP)
+        try:
+            socks += [connect() for _ in range(3)]  # accepted by the kernel only: queued on the listener
+            os.killpg(proc.pid, signal.SIGTERM)
+            time.sleep(0.3)
+        finally:
+            for pid in workers:
+                os.kill(pid, signal.SIGCONT)
         time.sleep(1.0)  # stopping: no new connections, the old ones are waited for
         for s in socks:
             s.sendall(body[10:])
