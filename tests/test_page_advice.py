@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import re
 
+import pytest
+
 from .conftest import needs
 
 needs("playwright.sync_api", "pip install playwright")
@@ -23,13 +25,13 @@ def test_the_hint_is_off_until_asked_for_then_names_the_keep_and_the_box(phone, 
     page.get_by_role("button", name="Hint").click()
     expect(page.get_by_role("button", name="Hint")).to_have_attribute("aria-pressed", "true")
     # a final roll (the default): the best box, starred among the options
-    expect(page.locator("#hint")).to_have_text(re.compile(r"^Hint: Threes \(≈ \d+\.\d\)$"))
+    expect(page.locator("#hint")).to_have_text(re.compile(r"^Hint: Threes \(expected final total ≈ \d+\.\d\)$"))
     expect(page.locator("#options button.best")).to_have_count(1)
     expect(page.locator("#options button.best")).to_contain_text("Threes")
     # the first roll: served, and the dice to keep are marked on the tray
     page.get_by_role("radio", name="1", exact=True).click()
     expect(page.locator("#served")).to_be_checked()
-    expect(page.locator("#hint")).to_have_text(re.compile(r"^Hint: keep 3 3 3 \(≈ \d+\.\d\)$"))
+    expect(page.locator("#hint")).to_have_text(re.compile(r"^Hint: keep 3 3 3 \(expected final total ≈ \d+\.\d\)$"))
     expect(page.locator("#tray .die.keep")).to_have_count(3)
     expect(page.locator("#tray .die.keep")).to_have_text(["3", "3", "3"])
     shot(page, "advice-01-keep")
@@ -157,11 +159,11 @@ def test_numbers_are_written_as_the_pages_language_writes_them(phone, advice_tab
     start_game(page, ["Ana", "Beto"])
     page.locator("#hint-on").click()
     roll(page, [3, 3, 3, 5, 6])
-    expect(page.locator("#hint")).to_have_text(re.compile(r"\(≈ \d+\.\d\)$"))
+    expect(page.locator("#hint")).to_have_text(re.compile(r"\(expected final total ≈ \d+\.\d\)$"))
     page.evaluate("localStorage.setItem('anotador.lang', 'de')")
     page.reload()
     roll(page, [3, 3, 3, 5, 6], lang="de")
-    expect(page.locator("#hint")).to_have_text(re.compile(r"\(≈ \d+,\d\)$"))
+    expect(page.locator("#hint")).to_have_text(re.compile(r"\(erwartete Endsumme ≈ \d+,\d\)$"))
     written = page.evaluate("""async () => {
         const words = await import("/static/js/words.js");
         const out = {};
@@ -176,4 +178,52 @@ def test_numbers_are_written_as_the_pages_language_writes_them(phone, advice_tab
     for lang in ("es", "pt", "de"):
         assert written[lang][0] == "131,7" and written[lang][1] == "+2,5" and written[lang][2].endswith("3,5"), written
     assert written["sv"][0] == "131,7" and written["sv"][2] == "\u22123,5"  # Swedish writes a true minus
+    assert page.errors == []
+
+
+@pytest.mark.parametrize(("width", "height"), [(360, 740), (1180, 820)], ids=["phone", "tablet-landscape"])
+def test_twelve_players_analysis_reads_on_a_phone_and_a_tablet(phone, advice_tables, base_url, width, height):
+    """Twelve lines told apart (colour, then dashes), twelve names in the legend, the table within reach."""
+    import json
+    import random
+    import urllib.request
+
+    from .pagekit import NAMES
+
+    def call(method, path, body, token=None):
+        req = urllib.request.Request(f"{base_url}{path}", method=method, data=json.dumps(body).encode(),
+                                     headers={"Content-Type": "application/json",
+                                              **({"Authorization": f"Bearer {token}"} if token else {})})
+        with urllib.request.urlopen(req) as r:
+            return json.load(r)
+
+    game = call("POST", "/api/v1/games", {"variant": "generala", "players": NAMES})
+    rng = random.Random(12)
+    boxes = [b["id"] for b in game["boxes"]]
+    for k in range(len(NAMES) * len(boxes)):
+        seat = (game["first_player"] + k) % len(NAMES)
+        box = boxes[k // len(NAMES)]
+        first = sorted(rng.randint(1, 6) for _ in range(5))
+        last = sorted(first[:2] + [rng.randint(1, 6) for _ in range(3)])
+        # every other player records the throws: the rest are judged by the box only
+        turn = {"player": seat, "category": box, "scratch": True, "served": False}
+        turn |= {"rolls": [{"dice": first, "keep": first[:2]}, {"dice": last}]} if seat % 2 else {"dice": last}
+        call("POST", f"/api/v1/games/{game['id']}/turns", turn, game["token"])
+    page = phone(width=width, height=height)
+    page.goto(f"/g/{game['id']}")
+    page.get_by_role("button", name="Analysis").click()
+    chart = page.locator("#analysis svg.analysis-chart")
+    expect(chart.locator("polyline")).to_have_count(12)
+    assert chart.locator("polyline[stroke-dasharray='6 3']").count() == 6  # past six colours, dashed too
+    expect(page.locator("#analysis .analysis-legend li")).to_have_count(13)
+    expect(page.locator("#analysis table tbody tr")).to_have_count(12)
+    # luck is unknown, not 0, for a player none of whose throws were recorded
+    lucks = page.locator("#analysis table tbody tr td:nth-child(5)").all_text_contents()
+    assert [x == "—" for x in lucks] == [seat % 2 == 0 for seat in range(12)]
+    expect(page.locator("#analysis")).to_contain_text("60 turns were recorded with their final dice only")
+    box = chart.bounding_box()
+    assert box["width"] <= width and box["height"] >= 120  # scaled to the screen, still tall enough to read
+    expect(page.locator("#analysis .analysis-turns li")).to_have_count(3)
+    page.locator("#analysis").scroll_into_view_if_needed()
+    shot(page, f"advice-05-twelve-{width}x{height}")
     assert page.errors == []

@@ -205,11 +205,13 @@ export async function showAnalysis(gameId, names, boxName) {
   const a = res.data;
   const unjudged = a.players.some((p) => Math.abs(p.unjudged) >= 0.05);
   const pts = (v, signed = false) => `${decimal(v, { signed })}\u00a0${t("unit")}`;
+  // luck is known only from turns whose throws were recorded: with none, it is not 0 but unknown
+  const judgedThrows = a.players.map((_, i) => a.turns.some((x) => x.player === i && x.judged === "every_decision"));
   const head = ["players", "col_start", "col_final", "col_lost", "col_luck", ...(unjudged ? ["col_unjudged"] : [])];
   const rows = a.players.map((p, i) => el("tr", {},
     el("th", { scope: "row", dir: "auto", text: names[i] }),
     el("td", { text: pts(p.expected_start) }), el("td", { text: pts(p.expected_now) }),
-    el("td", { text: p.lost >= 0.05 ? pts(-p.lost, true) : pts(0) }), el("td", { text: pts(p.luck, true) }),
+    el("td", { text: p.lost >= 0.05 ? pts(-p.lost, true) : pts(0) }), el("td", { text: judgedThrows[i] ? pts(p.luck, true) : "—" }),
     ...(unjudged ? [el("td", { text: pts(p.unjudged, true) })] : [])));
   const costly = a.turns.flatMap((x) => x.decisions.map((d) => [x, d])).filter(([, d]) => d.lost >= 0.05)
     .sort((p, q) => q[1].lost - p[1].lost).slice(0, 3);
