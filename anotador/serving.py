@@ -167,6 +167,8 @@ class BufferingWorker(gthread.ThreadWorker):
         #: connections buffered at most, from every address: half of what the worker holds, so
         #: requests that have arrived always find room; past it the oldest is dropped
         self.max_buffering = max(1, self.cfg.worker_connections // 2)
+        #: the listeners' queue taken on the way out (once)
+        self.drained = False
         super().init_process()
 
     def accept(self, listener) -> None:
@@ -181,7 +183,8 @@ class BufferingWorker(gthread.ThreadWorker):
     def set_accept_enabled(self, enabled: bool) -> None:
         # Stopping (SIGTERM): the connections the kernel has queued already were made to this server;
         # taken now and answered, rather than reset when the last worker closes the listener.
-        if not enabled and not self.alive and self._accepting:
+        if not enabled and not self.alive and not self.drained:
+            self.drained = True
             self._drain_backlog()
         super().set_accept_enabled(enabled)
 
