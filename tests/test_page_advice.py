@@ -142,8 +142,16 @@ def test_every_throw_and_keep_is_recorded_when_the_player_lets_it(phone, advice_
     import json
     import urllib.request
 
-    with urllib.request.urlopen(f"{base_url}/api/v1/games/{game}/turns") as r:
-        turn = json.load(r)["turns"][0]
+    import time
+
+    deadline = time.monotonic() + 15
+    while True:  # the page shows the next turn at once; its outbox sends the turn a moment later
+        with urllib.request.urlopen(f"{base_url}/api/v1/games/{game}/turns") as r:
+            turns = json.load(r)["turns"]
+        if turns or time.monotonic() > deadline:
+            break
+        time.sleep(0.1)
+    turn = turns[0]
     assert turn["rolls"] == [{"dice": [1, 2, 3, 6, 6], "keep": [6, 6]}, {"dice": [1, 4, 6, 6, 6], "keep": [6, 6, 6]},
                              {"dice": [2, 6, 6, 6, 6]}]
     assert turn["served"] is False and turn["boxes"][0]["category"] == "four"
