@@ -94,8 +94,7 @@ def analysis_body(game) -> dict[str, Any]:
     for turn in sheets.turns_of(game):
         placed = [(e.box, e.points, e.dice) for e in turn.entries]
         bonus = sum(e.bonus or 0 for e in turn.entries)
-        throws = None if turn.rolls is None else [
-            Throw(tuple(t["dice"]), None if t.get("keep") is None else tuple(t["keep"])) for t in turn.rolls]
+        throws = None if turn.rolls is None else [Throw.of(t) for t in turn.rolls]
         judged = judge_turn(table.solver, table.values, sheet[turn.player], earned[turn.player], turn.number,
                             turn.player, turn.dice, turn.served, placed, bonus, throws)
         box = judged.box

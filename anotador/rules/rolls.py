@@ -32,6 +32,11 @@ class Throw:
     def counts(self) -> Counts:
         return count(self.dice)
 
+    @classmethod
+    def of(cls, stored: Mapping[str, Any]) -> "Throw":
+        """A throw as :meth:`as_dict` stored it."""
+        return cls(tuple(stored["dice"]), None if stored.get("keep") is None else tuple(stored["keep"]))
+
     def as_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"dice": list(self.dice)}
         if self.keep is not None:
@@ -81,9 +86,7 @@ def check_rolls(rules, rolls: Any, dice: Any, served: Any, path: str = "rolls") 
             raise InvalidRollsError(
                 f"{at}.keep lists the dice kept, fewer than all {rules.dice} (keeping them all is stopping: "
                 f"make this the last throw).", f"{at}.keep")
-        for j, d in enumerate(keep):
-            if type(d) is not int or not 1 <= d <= 6:
-                raise InvalidRollsError(f"A die is a whole number from 1 to 6, not {d!r}.", f"{at}.keep.{j}")
+        rules.check_dice(keep, len(keep), f"{at}.keep")  # each die as the turn's own dice are checked
         kept = Counter(keep)
         if kept - showing:
             raise InvalidRollsError(f"{at}.keep must be dice of that throw ({_faces(showing)}).", f"{at}.keep")
@@ -92,7 +95,7 @@ def check_rolls(rules, rolls: Any, dice: Any, served: Any, path: str = "rolls") 
     final = out[-1].dice
     if dice is not None and tuple(sorted(dice)) != final:
         raise InvalidRollsError("The last throw must show the turn's dice.", f"{path}.{len(out) - 1}.dice")
-    if served is not None and bool(served) != (len(out) == 1) and rules.served_matters:
+    if served is not None and bool(served) != served_of(out) and rules.served_matters:
         raise InvalidRollsError("A served roll is a turn of one throw: served and the throws disagree.", path)
     return tuple(out)
 

@@ -14,6 +14,7 @@ from sqlalchemy import delete, func, select
 from ..extensions import db
 from ..models import CorrectionRow, EntryRow, GameRow, RollOffRow, TurnRow, utcnow
 from ..rules import Choice, Game, InvalidTurnError, Play, RulesError, check_rolls
+from ..rules.rolls import served_of
 from .errors import Conflict, GameNotFound, TooManyCorrections
 from .keys import Idempotency
 from .reads import entry_json, turns_of
@@ -104,7 +105,7 @@ def _corrected_dice(rules, target: TurnRow, data: dict[str, Any]) -> tuple[Any, 
     if data.get("rolls") is not None:
         throws = check_rolls(rules, data["rolls"], data.get("dice"), data.get("served"))
         dice = data.get("dice", list(throws[-1].dice))
-        served = data.get("served", rules.served_matters and len(throws) == 1)
+        served = data.get("served", rules.served_matters and served_of(throws))
         return dice, bool(served), [t.as_dict() for t in throws]
     dice, served = data.get("dice", target.dice), bool(data.get("served", target.served))
     same = (None if dice is None else sorted(dice)) == (None if target.dice is None else sorted(target.dice))

@@ -8,10 +8,12 @@ caller knows them) plus the expected points still to come.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Mapping, NamedTuple, Sequence
+from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 import numpy as np
 
+from ..rules.boxes import count
+from ..rules.rolls import Throw
 from .dice import expand
 from .solve import Solver, Turn
 
@@ -206,7 +208,7 @@ def judge_turn(solver: Solver, V: np.ndarray, sheet: Mapping[str, int], earned: 
         judged.unjudged = after - before  # a scratch with no dice recorded: nothing to compare with
         return judged
     if throws is None and served and rules.served_matters:
-        throws = [_Throw(tuple(sorted(dice)), None)]
+        throws = [Throw(tuple(sorted(dice)))]
     if throws is None:
         judged.judged = BOX_ONLY
         decision = _box_decision(position, 3, dice, placed, bonus, after)
@@ -217,7 +219,7 @@ def judge_turn(solver: Solver, V: np.ndarray, sheet: Mapping[str, int], earned: 
     d, turn = solver.turn_dice, position.turn
     luck, mine = 0.0, before  # the expectation of the position the player's last decision chose
     for roll, throw in enumerate(throws, start=1):
-        counts = tuple(throw.dice.count(f) for f in range(1, 7))
+        counts = throw.counts
         r = d.roll_index[counts]
         stage = turn.roll1 if roll == 1 else turn.roll2 if roll == 2 else turn.now_plain
         luck += position.points + float(stage[0, r]) - mine
@@ -226,17 +228,12 @@ def judge_turn(solver: Solver, V: np.ndarray, sheet: Mapping[str, int], earned: 
             break
         keeps = position.keeps(counts, roll, limit=1)
         now = _best_now(position, counts, roll)
-        k = d.keep_index[tuple(throw.keep.count(f) for f in range(1, 7))]
+        k = d.keep_index[count(throw.keep)]
         mine = position.points + float((turn.keep1 if roll == 1 else turn.keep2)[0, k])
         best = max([({"keep": keeps[0]["keep"]}, keeps[0]["expected"])] + now, key=lambda m: m[1])
         judged.decisions.append(Decision(roll, list(throw.dice), {"keep": list(throw.keep)}, best[0], mine, best[1]))
     judged.luck = luck
     return judged
-
-
-class _Throw(NamedTuple):
-    dice: tuple[int, ...]
-    keep: tuple[int, ...] | None
 
 
 def _closed(position: Position, placed) -> int:
@@ -267,19 +264,20 @@ def _box_decision(position: Position, roll: int, dice: Sequence[int], placed, bo
     At a throw before the third, throwing again was a move too: stopping
     early is judged here, against the best keep.
     """
-    counts = tuple(sorted(dice).count(f) for f in range(1, 7))
-    moves = _best_now(position, counts, roll)
-    if roll < 3:
-        keeps = position.keeps(counts, roll, limit=1)
-        moves.append(({"keep": keeps[0]["keep"]}, keeps[0]["expected"]))
+    counts = count(dice)
     chosen: dict[str, Any]
     if len(placed) > 1:
         chosen = {"split": [box for box, _, _ in placed]}
+        moves = _best_now(position, counts, roll)
     else:
         chosen = {"category": placed[0][0]}
-        mine = next((b for b in position.boxes(counts, roll == 1 and position.solver.rules.served_matters)[0]
-                     if b["category"] == placed[0][0]), None)
+        boxes, _ = position.boxes(counts, roll == 1 and position.solver.rules.served_matters)
+        moves = [({"category": b["category"]}, b["expected"]) for b in boxes[:1]]
+        mine = next((b for b in boxes if b["category"] == placed[0][0]), None)
         if mine is not None and mine["points"] == placed[0][1]:
             after = mine["expected"]  # the engine's own valuation (a served win valued as thrown later)
+    if roll < 3:
+        keeps = position.keeps(counts, roll, limit=1)
+        moves.append(({"keep": keeps[0]["keep"]}, keeps[0]["expected"]))
     best = max(moves, key=lambda m: m[1] + (1e-9 if "keep" not in m[0] else 0))
     return Decision(roll, sorted(dice), chosen, best[0], after, best[1])
