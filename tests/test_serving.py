@@ -15,6 +15,7 @@ import signal
 import socket
 import statistics
 import subprocess
+import sys
 import threading
 import time
 from contextlib import contextmanager
@@ -116,53 +117,20 @@ def timed_requests(port: int, n: int = 10) -> list[float]:
     return times
 
 
-def crowd(port: int, n: int, stop: threading.Event, source: str = "127.0.0.2") -> tuple[threading.Thread, dict]:
-    """``n`` sockets from ``source`` that trickle a header line every 2 s, each re-opened as soon as it drops."""
-    import selectors
-
-    counts = {"opened": 0, "dropped": 0}
-
-    def open_one(sel):
-        s = socket.socket()
-        s.setblocking(False)
-        s.bind((source, 0))
-        try:
-            s.connect(("127.0.0.1", port))
-        except BlockingIOError:
-            pass
-        sel.register(s, selectors.EVENT_READ)
-        counts["opened"] += 1
-        return s
-
-    def run():
-        sel = selectors.DefaultSelector()
-        socks = {open_one(sel): False for _ in range(n)}  # socket → whether its request line went
-        last = 0.0
-        while not stop.is_set():
-            for key, _ in sel.select(timeout=0.1):  # readable: closed by the server
-                sel.unregister(key.fileobj)
-                key.fileobj.close()
-                socks.pop(key.fileobj, None)
-                counts["dropped"] += 1
-            while len(socks) < n:
-                socks[open_one(sel)] = False
-            trickle = time.monotonic() - last > 2
-            if trickle:
-                last = time.monotonic()
-            for sock, started in list(socks.items()):
-                if started and not trickle:
-                    continue
-                try:
-                    sock.send(b"X-Slow: x\r\n" if started else b"GET /healthz HTTP/1.1\r\n")
-                    socks[sock] = True
-                except OSError:
-                    pass
-        for sock in socks:
-            sock.close()
-
-    t = threading.Thread(target=run, daemon=True)
-    t.start()
-    return t, counts
+@contextmanager
+def crowd(port: int, n: int, source: str = "127.0.0.2"):
+    """``n`` sockets from ``source`` trickling headers, re-opened as they drop (tests/crowd.py), in a process of
+    its own: a thread here would share the interpreter lock with the client being timed. Yields the counts dict,
+    filled in when the crowd stops."""
+    counts: dict = {}
+    proc = subprocess.Popen([sys.executable, str(Path(__file__).with_name("crowd.py")), str(port), str(n), source],
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout.readline().strip() == "ready", "the crowd did not start"
+        yield counts
+    finally:
+        out, _ = proc.communicate("stop\n", timeout=30)
+        counts.update(json.loads(out))
 
 
 @pytest.mark.slow
@@ -174,18 +142,17 @@ def test_thousands_of_trickling_sockets_from_one_address_leave_room_for_everybod
     require(hard >= 3000, f"2,200 sockets need a file limit over 3,000 (hard limit here: {hard})")
     resource.setrlimit(resource.RLIMIT_NOFILE, (max(soft, min(hard, 8192)), hard))
     with serve(tmp_path) as (_, port):
-        stop = threading.Event()
-        t, counts = crowd(port, 2200, stop)
-        try:
+        # "At once" is measured against the same requests without the crowd, in the same run: another test may be
+        # loading the machine, and it slows both alike.
+        alone = timed_requests(port, 20)
+        with crowd(port, 2200) as counts:
             time.sleep(3)
             times = []
             for _ in range(4):
                 times += timed_requests(port, 10)
-        finally:
-            stop.set()
-            t.join(timeout=10)
-    fast = sum(x < 0.2 for x in times) / len(times)
-    assert fast >= 0.95, (fast, sorted(times)[-5:], counts)
+    at_once = max(0.2, 4 * sorted(alone)[int(0.95 * len(alone))])
+    fast = sum(x < at_once for x in times) / len(times)
+    assert fast >= 0.95, (fast, at_once, sorted(times)[-5:], counts)
     assert counts["dropped"] > 1000  # the server turned most of them away rather than hold them
 
 
