@@ -37,7 +37,7 @@ seconds.
 from __future__ import annotations
 
 from itertools import combinations, product
-from typing import TYPE_CHECKING, Callable, Mapping, NamedTuple
+from typing import TYPE_CHECKING, Callable, Iterator, Mapping, NamedTuple
 
 import numpy as np
 
@@ -49,8 +49,9 @@ if TYPE_CHECKING:  # pragma: no cover
 #: Bumped whenever a table's meaning or layout changes: stored tables carry it.
 SOLVER_VERSION = 1
 GROUP = 5
-#: States per batch: about 16 KiB of working arrays each.
-CHUNK = 4096
+#: States per batch, for five dice (ten dice: as many floats a row, so fewer states): a batch's arrays stay
+#: near 8 MiB, a build's peak memory under 64 MiB; 4096 was no faster and took 100 MiB more (bench/advice.py).
+CHUNK = 512
 NEG = -np.inf
 
 
@@ -137,23 +138,38 @@ class Space:
 
     def states(self, closed: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Every reachable state with ``closed`` boxes closed: (masks, subtotals, flags)."""
-        masks, us, fs = [], [], []
+        parts = list(self.batches(closed, 1 << 62))
+        if not parts:
+            return (np.zeros(0, dtype=np.int64),) * 3
+        return tuple(np.concatenate(a) for a in zip(*parts))  # type: ignore[return-value]
+
+    def batches(self, closed: int, size: int) -> Iterator[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+        """:meth:`states` in batches of about ``size`` (whole masks each), in the same order: a build never
+        holds a whole level (a Yatzy level is 400,000 states)."""
+        masks, us, fs, count = [], [], [], 0
         for boxes in combinations(range(self.nb), closed):
             mask = sum(1 << b for b in boxes)
-            u_values = [0]
+            u_values = np.zeros(1, dtype=np.int64)
             for i in range(len(self.sections)):
-                u_values = [u + s * self.strides[i] for u in u_values for s in self._subtotals(i, mask)]
+                digits = np.array(self._subtotals(i, mask), dtype=np.int64) * self.strides[i]
+                u_values = (u_values[:, None] + digits[None, :]).ravel()
             f_values = [0]
             for b, bit in self.held_bit.items():
                 if mask >> b & 1 and any(self.possible[b]) and 0 in self.possible[b]:
                     f_values = f_values + [f | bit for f in f_values]
                 elif mask >> b & 1 and 0 not in self.possible[b]:
                     f_values = [f | bit for f in f_values]
-            for u, f in product(u_values, f_values):
-                masks.append(mask)
-                us.append(u)
-                fs.append(f)
-        return np.array(masks, dtype=np.int64), np.array(us, dtype=np.int64), np.array(fs, dtype=np.int64)
+            f_arr = np.array(f_values, dtype=np.int64)
+            n = len(u_values) * len(f_arr)
+            us.append(np.repeat(u_values, len(f_arr)))
+            fs.append(np.tile(f_arr, len(u_values)))
+            masks.append(np.full(n, mask, dtype=np.int64))
+            count += n
+            if count >= size:
+                yield np.concatenate(masks), np.concatenate(us), np.concatenate(fs)
+                masks, us, fs, count = [], [], [], 0
+        if masks:
+            yield np.concatenate(masks), np.concatenate(us), np.concatenate(fs)
 
     def state_of(self, sheet: Mapping[str, int]) -> int:
         """A checked sheet's state."""
@@ -375,8 +391,11 @@ class Solver:
                         W[ok, b1, b2] = V[self.space.index(m[ok] | (1 << b1) | (1 << b2), 0, 0)]
             # Q[s, g, b1]: the best second box for group g, the first box being b1
             Q = (P[None, :, None, :] + W[:, None, :, :]).max(axis=3)
-            # M[s, g1, g2]: g1 in the first box, g2 in the second
-            M = (P[None, :, None, :] + Q[:, None, :, :]).max(axis=3)
+            # M[s, g1, g2]: g1 in the first box, g2 in the second; a maximum over the first box, one box at a
+            # time (the whole s x g1 x g2 x box array would take 90 MiB)
+            M = P[None, :, None, 0] + Q[:, None, :, 0]
+            for b1 in range(1, nb):
+                np.maximum(M, P[None, :, None, b1] + Q[:, None, :, b1], out=M)
             out[lo:lo + 16] = np.maximum.reduceat(M.reshape(len(m), -1)[:, order], starts, axis=1)
         return out
 
@@ -396,12 +415,11 @@ class Solver:
         step = self.rules.boxes_per_turn
         last = 0 if turns is None else max(0, space.nb - turns * step)
         done = 0
+        chunk = max(16, CHUNK * len(self.group.rolls) // len(self.turn_dice.rolls))
         for closed in range(space.nb - step, last - 1, -step):
-            mask, u, flags = space.states(closed)
-            for lo in range(0, len(mask), CHUNK):
-                sl = slice(lo, lo + CHUNK)
-                V[space.index(mask[sl], u[sl], flags[sl])] = self.turn(V, mask[sl], u[sl], flags[sl]).value
+            for mask, u, flags in space.batches(closed, chunk):
+                V[space.index(mask, u, flags)] = self.turn(V, mask, u, flags).value
                 if progress is not None:
-                    done += len(mask[sl])
+                    done += len(mask)
                     progress(done)
         return V
