@@ -1,7 +1,7 @@
 """The advisor's tables: built once per rule set, in the background, kept on disk and in memory.
 
 A table is keyed by its rule set's canonical form and the solver's version,
-and stored as ``<SOLVER_DIR>/<key>.npy`` (default: the instance folder's
+and stored as ``<SOLVER_DIR>/<key>.table`` (default: the instance folder's
 ``solver/``; the folder's format is :mod:`anotador.solver.folder`): a
 restart, or another app server sharing the folder, reads it instead of
 building it again. In memory, the tables last used stay (an LRU of
@@ -298,18 +298,16 @@ class Tables:
         path = self.path(key)
         if not os.path.exists(path):
             return None
-        solver = Solver(rules)
         try:
-            values = np.load(path, mmap_mode="r")
-        except (OSError, ValueError):
-            log.warning("the advisor's table %s is unreadable: building it again", path)
-            os.replace(path, path + ".bad")
+            values = store.read_table(path, rules)
+        except (OSError, store.BadTable) as e:
+            log.warning("the advisor's table %s cannot be used (%s): building it again", path, e)
+            try:
+                os.replace(path, path + ".bad")
+            except OSError:
+                pass
             return None
-        if values.shape != (solver.space.size,):
-            log.warning("the advisor's table %s has the wrong size: building it again", path)
-            os.replace(path, path + ".bad")
-            return None
-        table = Table(solver, values)
+        table = Table(Solver(rules), values)
         try:
             os.utime(path)  # used now: the folder keeps the tables used last
         except OSError:
@@ -342,14 +340,15 @@ class Tables:
         """Keep the ``keep`` tables used last on disk besides the built-in ones; remove the others and dead locks."""
         store.remove_stale(self.folder)
         try:
-            names = [n for n in os.listdir(self.folder) if n.endswith(".npy") and n[:-4] not in self.builtin]
+            names = [n for n in os.listdir(self.folder)
+                     if n.endswith(store.TABLE) and n[:-len(store.TABLE)] not in self.builtin]
         except OSError:
             return
         if len(names) <= self.keep:
             return
         paths = sorted((os.path.join(self.folder, n) for n in names), key=os.path.getmtime)
         for path in paths[:len(paths) - self.keep]:
-            for name in (path, path[:-len(".npy")] + ".json"):
+            for name in (path, path[:-len(store.TABLE)] + ".json"):
                 try:
                     os.remove(name)
                 except OSError:

@@ -150,7 +150,7 @@ def over_http(args) -> None:
         p50 = [r["p50_ms"] for r in runs]
         p99 = statistics.median(r["p99_ms"] for r in runs)
         print(f"  {name:16s} p50 ms: {spread(p50)}   p99 {p99:6.2f} ms   = {statistics.median(p50) / base:4.1f} x /score")
-    sizes = sorted((p.stat().st_size, p.name) for p in Path(folder).glob("*.npy"))
+    sizes = sorted((p.stat().st_size, p.name) for p in Path(folder).glob("*.table"))
     print("Tables on disk: " + ", ".join(f"{s / 1e6:.1f} MB" for s, _ in sizes))
 
 

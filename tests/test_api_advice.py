@@ -149,7 +149,7 @@ def test_a_table_is_built_in_the_background_and_kept(tmp_path):
     # a restart reads it from disk: no 503 at all
     again = fresh_app(tmp_path, folder).test_client()
     assert again.post("/api/v1/advice", json=body).get_json() == first
-    assert len(list(folder.glob("*.npy"))) == 1 and len(list(folder.glob("*[!e].json"))) == 1  # and rate.json
+    assert len(list(folder.glob("*.table"))) == 1 and len(list(folder.glob("*[!e].json"))) == 1  # and rate.json
 
 
 def test_a_table_another_process_builds_is_waited_for_not_built_twice(tmp_path):
@@ -158,7 +158,7 @@ def test_a_table_another_process_builds_is_waited_for_not_built_twice(tmp_path):
     folder = tmp_path / "tables"
     folder.mkdir()
     rules = find_variant("general-pr").rules()
-    lock = open(folder / (key_of(rules) + ".npy.lock"), "a+")
+    lock = open(folder / (key_of(rules) + ".table.lock"), "a+")
     fcntl.flock(lock, fcntl.LOCK_EX)
     lock.write(json.dumps({"pid": 1, "started": time.time()}))
     lock.flush()
@@ -187,7 +187,7 @@ def test_builds_wait_their_turn_and_the_folder_keeps_the_last_used(tmp_path):
         wait_for(client, body)
     time.sleep(0.05)
     wait_for(client, bodies[2])  # the last used, loaded again: the folder keeps two
-    assert len(list(folder.glob("*.npy"))) == 2
+    assert len(list(folder.glob("*.table"))) == 2
 
 
 def test_an_unreadable_table_is_set_aside_and_built_again(tmp_path):
@@ -196,11 +196,11 @@ def test_an_unreadable_table_is_set_aside_and_built_again(tmp_path):
     folder = tmp_path / "tables"
     folder.mkdir()
     rules = find_variant("generala").rules(served_bonus=0)
-    (folder / (key_of(rules) + ".npy")).write_bytes(b"not a table")
+    (folder / (key_of(rules) + ".table")).write_bytes(b"not a table")
     client = fresh_app(tmp_path, folder).test_client()
     body = {"rules": {"base": "generala", "served_bonus": 0}, "dice": [1, 2, 3, 4, 5], "roll": 3}
     assert client.post("/api/v1/advice", json=body).status_code == 503
-    assert (folder / (key_of(rules) + ".npy.bad")).exists()
+    assert (folder / (key_of(rules) + ".table.bad")).exists()
     assert wait_for(client, body)["expected_final"] > 100
 
 
@@ -275,7 +275,7 @@ def test_the_command_line_builds_tables_before_anyone_asks(tmp_path):
     result = app.test_cli_runner().invoke(args=["advice", "generala", "general-pr"])
     assert result.exit_code == 0, result.output
     assert re.search(r"^generala: expected score 1\d\d\.\d{4} \(", result.output, re.M)
-    assert len(list(folder.glob("*.npy"))) == 2
+    assert len(list(folder.glob("*.table"))) == 2
     client = app.test_client()  # asked now: answered at once
     assert client.post("/api/v1/advice", json={"variant": "general-pr", "dice": [1, 2, 3, 4, 5], "roll": 1}
                        ).status_code == 200

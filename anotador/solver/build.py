@@ -50,14 +50,14 @@ def build(spec: dict, path: str, client: str | None = None, game: bool = False, 
         return BUILT
     rules = build_rules(spec)
     states, kind = store.states_of(rules), kind_of(rules)
-    folder, lock_path = os.path.dirname(path) or ".", path[:-len(".npy")] + store.LOCK
+    folder, lock_path = os.path.dirname(path) or ".", path[:-len(store.TABLE)] + store.LOCK
     computing = time.time()
     started = min(spawned or computing, computing)
     fd = store.take(lock_path, {"pid": os.getpid(), "started": started, "computing": computing, "states": states,
                                 "kind": kind, "client": client, "game": game, "builtin": builtin})
     if fd is None:
         return BUSY
-    progress_path = path[:-len(".npy")] + store.PROGRESS
+    progress_path = path[:-len(store.TABLE)] + store.PROGRESS
     progress = os.open(progress_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
     try:
         if os.path.exists(path):  # built by another process between the look and the lock
@@ -74,7 +74,7 @@ def build(spec: dict, path: str, client: str | None = None, game: bool = False, 
                 store.write_progress(progress, done)
 
         values = Solver(rules).build(progress=report)
-        _save(values, path)
+        _save(values, path, rules)
         if spawned is not None:  # a build in a process of its own: its start-up is a request's wait too
             store.record_rate(folder, kind, states, computing - started, time.time() - computing)
     finally:
@@ -91,18 +91,16 @@ def _abandoned(signum, frame) -> None:
     raise SystemExit(ABANDONED)  # the finally clauses above remove the lock and the progress
 
 
-def _save(values, path: str) -> None:
-    import numpy as np
-
+def _save(values, path: str, rules) -> None:
     tmp = f"{path}.{os.getpid()}.tmp"
     with open(tmp, "wb") as f:
-        np.save(f, values)
+        store.write_table(f, values, rules)
         f.flush()
         os.fsync(f.fileno())
     # the empty sheet's expected score, for listings that must not load whole tables
     with open(tmp + ".json", "w") as f:
         json.dump({"expected_score": float(values[0]), "states": int(values.shape[0])}, f)
-    os.replace(tmp + ".json", path[:-len(".npy")] + ".json")
+    os.replace(tmp + ".json", path[:-len(store.TABLE)] + ".json")
     os.replace(tmp, path)
 
 

@@ -4,19 +4,22 @@ One place for the folder's format, read by the web workers
 (:mod:`anotador.advice`) and written by the build processes
 (:mod:`anotador.solver.build`)::
 
-    <key>.npy         a table (numpy), written whole: a temporary file, then a rename
+    <key>.table       a table (:func:`write_table`: a header naming the rule set, the
+                      format and a checksum, then one float64 per state), written whole:
+                      a temporary file, then a rename
     <key>.json        its summary: expected_score, states, seconds
-    <key>.npy.lock    only while the table builds: the builder holds a flock on it
+    <key>.table.lock  only while the table builds: the builder holds a flock on it
                       and removes it when it ends, however it ends; its JSON says
                       who asked (client, game), when it was spawned and when it
                       began computing; its mtime is
                       the time until which somebody waits for it
-    <key>.npy.progress  beside it: the states solved so far, and when
+    <key>.table.progress  beside it: the states solved so far, and when
     ahead.lock        only while the built-in tables are built ahead: the plan
     rate.json         how the last builds went: seconds to start, states per second per kind
 
 A lock file nobody holds is a builder that was killed; :func:`remove_stale`
-takes it away. Nothing else is ever written here.
+takes it away, and the ``<key>.npy`` tables of releases before the header.
+Nothing else is ever written here.
 """
 
 from __future__ import annotations
@@ -46,8 +49,16 @@ DEFAULT_RATE = 55_000.0
 #: Seconds past the Retry-After it was given that a build waits for somebody
 #: to ask again before it stops (a client that went away wants nothing).
 GRACE_SECONDS = 15.0
-LOCK = ".npy.lock"
-PROGRESS = ".npy.progress"
+TABLE = ".table"
+LOCK = TABLE + ".lock"
+PROGRESS = TABLE + ".progress"
+#: A table file's first line, and the version of what follows it.
+MAGIC = b"ANOTADOR TABLE\n"
+FORMAT = 1
+#: The values start at a multiple of this (a page): the file maps straight into memory.
+ALIGN = 4096
+#: The most a header may take (a rule set's spec is a few KiB at most).
+HEADER_MAX = 1 << 16
 #: Bytes of a progress record: written in place, whole, by one pwrite.
 PROGRESS_BYTES = 64
 AHEAD = "ahead.lock"
@@ -96,7 +107,77 @@ def states_of(rules: "RuleSet") -> int:
 
 
 def table_path(folder: str, key: str) -> str:
-    return os.path.join(folder, key + ".npy")
+    return os.path.join(folder, key + TABLE)
+
+
+class BadTable(ValueError):
+    """A table file that cannot be used; the subclass says why."""
+
+
+class NotATable(BadTable):
+    """The file is not a table of this format (another program's, or truncated in its header)."""
+
+
+class OtherTable(BadTable):
+    """A sound table, but of another rule set, format or solver version."""
+
+
+class CorruptTable(BadTable):
+    """The header is sound, but the values are not the ones it names: the wrong length or checksum."""
+
+
+def write_table(f, values, rules: "RuleSet") -> None:
+    """Write a table to the open binary file ``f``: the magic line, a JSON header, zeros up to a page, values.
+
+    The header names the rule set (its key, variant and spec), the solver and format versions, the number
+    of states and the sha256 of the values, so :func:`read_table` can tell a table from a look-alike."""
+    import numpy as np
+
+    payload = np.ascontiguousarray(values, dtype="<f8")
+    header = {"format": FORMAT, "solver": SOLVER_VERSION, "key": key_of(rules), "variant": rules.variant.id,
+              "rules": rules.spec(), "dtype": "<f8", "states": int(payload.shape[0]),
+              "sha256": hashlib.sha256(memoryview(payload)).hexdigest(), "expected_score": float(payload[0])}
+    head = MAGIC + json.dumps(header, sort_keys=True, separators=(",", ":")).encode() + b"\n"
+    if len(head) > HEADER_MAX:
+        raise ValueError(f"a table's header takes {len(head)} bytes, more than {HEADER_MAX}")
+    f.write(head.ljust(_values_at(len(head)), b"\0"))
+    f.write(memoryview(payload))
+
+
+def read_table(path: str, rules: "RuleSet"):
+    """The values of the table at ``path``, mapped read-only, once its header and checksum are checked
+    against ``rules``; else :class:`NotATable`, :class:`OtherTable` or :class:`CorruptTable` (and OSError)."""
+    import numpy as np
+
+    with open(path, "rb") as f:
+        head = f.read(HEADER_MAX)
+        size = os.fstat(f.fileno()).st_size
+    end = head.find(b"\n", len(MAGIC))
+    if not head.startswith(MAGIC) or end < 0:
+        raise NotATable(f"{path} is not a table")
+    try:
+        header = json.loads(head[len(MAGIC):end])
+    except ValueError:
+        raise NotATable(f"{path} has no readable header") from None
+    if not isinstance(header, dict):
+        raise NotATable(f"{path} has no readable header")
+    wanted = {"format": FORMAT, "solver": SOLVER_VERSION, "key": key_of(rules), "dtype": "<f8",
+              "states": states_of(rules)}
+    other = {k: header.get(k) for k, v in wanted.items() if header.get(k) != v}
+    if other:
+        raise OtherTable(f"{path} is another table: " + ", ".join(f"{k} {v!r}, not {wanted[k]!r}"
+                                                                   for k, v in other.items()))
+    start = _values_at(end + 1)
+    if size != start + 8 * wanted["states"]:
+        raise CorruptTable(f"{path} holds {size} bytes, not {start + 8 * wanted['states']}")
+    values = np.memmap(path, dtype="<f8", mode="r", offset=start, shape=(wanted["states"],))
+    if hashlib.sha256(memoryview(values)).hexdigest() != header.get("sha256"):
+        raise CorruptTable(f"{path}'s values do not match their checksum")
+    return values
+
+
+def _values_at(header_bytes: int) -> int:
+    return -(-header_bytes // ALIGN) * ALIGN
 
 
 def lock_path(folder: str, key: str) -> str:
@@ -248,6 +329,12 @@ def remove_stale(folder: str) -> int:
                     removed += 1
                 except OSError:
                     pass
+        elif name.endswith(".npy") and not name.startswith("."):  # a table from before the header: rebuilt
+            try:
+                os.remove(path)
+                removed += 1
+            except OSError:
+                pass
         elif name.endswith(".tmp") or name.endswith(".tmp.json") or name.endswith(".bad"):
             try:
                 if time.time() - os.stat(path).st_mtime > 600:  # no builder writes that long

@@ -1,0 +1,141 @@
+"""The advisor's table files, and what a build costs in memory.
+
+A table file is a header (the rule set, the format, a checksum) then its
+values; a file that is not one, or not this rule set's, or damaged, is
+refused with the reason, never read as advice.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from anotador.rules import find_variant
+from anotador.solver import folder as store
+
+from .conftest import require
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(scope="module")
+def generala():
+    """A Generala rule set and its built table (values), written to a file once."""
+    from anotador.solver import Solver
+
+    rules = find_variant("generala").rules()
+    return rules, Solver(rules).build()
+
+
+def write(path: Path, values, rules) -> Path:
+    with open(path, "wb") as f:
+        store.write_table(f, values, rules)
+    return path
+
+
+def test_a_table_reads_back_as_written_and_says_what_it_is(tmp_path, generala):
+    rules, values = generala
+    path = write(tmp_path / "t.table", values, rules)
+    back = store.read_table(str(path), rules)
+    assert np.array_equal(back, values) and not back.flags.writeable
+    raw = path.read_bytes()
+    assert raw.startswith(store.MAGIC)
+    header = json.loads(raw[len(store.MAGIC):raw.index(b"\n", len(store.MAGIC))])
+    assert header["variant"] == "generala" and header["rules"] == rules.spec()
+    assert header["format"] == store.FORMAT and header["states"] == len(values) == store.states_of(rules)
+    assert header["expected_score"] == pytest.approx(149.11035446, abs=1e-8)
+    assert len(raw) % 8 == 0 and (len(raw) - 8 * len(values)) % store.ALIGN == 0  # the values start on a page
+
+
+def damage_a_value(raw: bytes) -> bytes:
+    at = len(raw) - 8 * 100 + 3  # inside the 100th value from the end
+    return raw[:at] + bytes([raw[at] ^ 0x10]) + raw[at + 1:]
+
+
+def other_format(raw: bytes) -> bytes:
+    return raw.replace(b'"format":1', b'"format":2', 1)
+
+
+DAMAGE = {
+    "another program's file": (lambda raw: b"\x93NUMPY" + raw[6:], store.NotATable),
+    "an empty file": (lambda raw: b"", store.NotATable),
+    "a header that is not JSON": (lambda raw: raw.replace(b'{"', b"{'", 1), store.NotATable),
+    "a header that is JSON but no object": (lambda raw: store.MAGIC + b"[1,2]\n" + raw[store.ALIGN:],
+                                             store.NotATable),
+    "a later format": (other_format, store.OtherTable),
+    "cut short": (lambda raw: raw[:-8], store.CorruptTable),
+    "a value changed": (damage_a_value, store.CorruptTable),
+    "one value more": (lambda raw: raw + bytes(8), store.CorruptTable),
+}
+
+
+@pytest.mark.parametrize("damage", list(DAMAGE))
+def test_a_damaged_table_is_refused_with_its_reason(tmp_path, generala, damage):
+    rules, values = generala
+    change, error = DAMAGE[damage]
+    path = write(tmp_path / "t.table", values, rules)
+    path.write_bytes(change(path.read_bytes()))
+    with pytest.raises(error):
+        store.read_table(str(path), rules)
+
+
+def test_another_rule_sets_table_is_refused_even_of_the_same_size(tmp_path, generala):
+    rules, values = generala
+    other = find_variant("generala").rules(served_bonus=0)
+    assert store.states_of(other) == store.states_of(rules)
+    path = write(tmp_path / "t.table", values, rules)
+    with pytest.raises(store.OtherTable, match="key"):
+        store.read_table(str(path), other)
+
+
+def test_tables_from_before_the_header_are_removed(tmp_path, generala):
+    rules, values = generala
+    folder = tmp_path / "tables"
+    folder.mkdir()
+    np.save(folder / "0123abcd.npy", values)
+    kept = write(folder / (store.key_of(rules) + store.TABLE), values, rules)
+    assert store.remove_stale(str(folder)) == 1
+    assert sorted(p.name for p in folder.iterdir()) == [kept.name]
+
+
+@pytest.mark.parametrize("damage", ["a value changed", "a later format", "another program's file"])
+def test_the_app_sets_a_damaged_table_aside_and_builds_it_again(tmp_path, generala, damage):
+    from .test_api_advice import fresh_app, wait_for
+
+    rules, values = generala
+    folder = tmp_path / "tables"
+    folder.mkdir()
+    path = write(folder / (store.key_of(rules) + store.TABLE), values, rules)
+    path.write_bytes(DAMAGE[damage][0](path.read_bytes()))
+    client = fresh_app(tmp_path, folder, SOLVER_BUILD_AHEAD=False).test_client()
+    body = {"variant": "generala", "dice": [1, 2, 3, 4, 5], "roll": 3}
+    assert client.post("/api/v1/advice", json=body).status_code == 503
+    assert (folder / (path.name + ".bad")).exists()
+    assert wait_for(client, body)["expected_final"] == pytest.approx(values[0], abs=1e-6)
+    assert np.array_equal(store.read_table(str(path), rules), values)  # built again, whole
+
+
+PEAK = """
+import sys
+from anotador.rules import find_variant
+from anotador.solver import Solver
+Solver(find_variant(sys.argv[1]).rules()).build()
+print(next(int(line.split()[1]) for line in open("/proc/self/status") if line.startswith("VmHWM:")))
+"""
+
+
+@pytest.mark.parametrize("variant", ["generala-doble", "double-cameroon"])
+def test_a_build_takes_under_64_mib(variant):
+    """The whole build process's peak resident memory (Python, numpy, the table, the batches): the kernel's
+    VmHWM, which starts afresh at exec (ru_maxrss would count the pytest process that forked it). The big
+    tables (Yahtzee, Yatzy: a minute each) are measured by bench/advice.py."""
+    require(os.path.exists("/proc/self/status"), "the peak is read from /proc (Linux)")
+    out = subprocess.run([sys.executable, "-c", PEAK, variant], cwd=ROOT, capture_output=True, text=True,
+                         env={**os.environ, "OPENBLAS_NUM_THREADS": "1"}, check=True).stdout
+    assert int(out) * 1024 < 64 * 2**20, f"{variant}: peak {int(out) / 1024:.0f} MiB"
