@@ -14,8 +14,6 @@ from math import factorial
 import numpy as np
 
 FACES = 6
-#: Floats gathered at once by :meth:`Dice.expect` for ten dice.
-GATHER = 1 << 19
 
 
 def multisets(n: int) -> list[tuple[int, ...]]:
@@ -47,6 +45,29 @@ def expand(counts: tuple[int, ...]) -> list[int]:
     return [face for face, c in enumerate(counts, start=1) for _ in range(c)]
 
 
+class Scratch:
+    """Working arrays a build reuses from batch to batch, by name.
+
+    A fresh array for each step of each batch cost a Yahtzee build 1.8 million page faults, half its CPU
+    time: the allocator hands arrays this big back to the kernel and maps them afresh. A step gets a
+    contiguous view of the first elements of its name's buffer, grown as needed; what a step returns is
+    overwritten by the next batch, so only a build (which keeps nothing but the values) passes one."""
+
+    def __init__(self) -> None:
+        self._buffers: dict[str, np.ndarray] = {}
+
+    @staticmethod
+    def array(scratch: "Scratch | None", name: str, shape: tuple[int, ...]) -> np.ndarray:
+        """An uninitialised float array of ``shape``: ``scratch``'s buffer ``name``, or a new one."""
+        if scratch is None:
+            return np.empty(shape)
+        size = int(np.prod(shape))
+        buffer = scratch._buffers.get(name)
+        if buffer is None or buffer.size < size:
+            buffer = scratch._buffers[name] = np.empty(max(size, 2 * (0 if buffer is None else buffer.size)))
+        return buffer[:size].reshape(shape)
+
+
 class Dice:
     """The rolls and keeps of a turn with ``n`` dice, and the chances between them.
 
@@ -70,7 +91,15 @@ class Dice:
         # Children one die smaller, padded with a repeated child (harmless under a maximum).
         self.keep_children = self._children(self.keeps)
         self.roll_children = self._children(self.rolls)
-        self._transition()
+        # Per keep size, largest first: its keeps and, for each face, the keep (or roll, for the largest)
+        # one die larger.
+        self.up = {}
+        for size in range(n):
+            keeps = [i for i, k in enumerate(self.keeps) if sum(k) == size]
+            bigger = self.roll_index if size == n - 1 else self.keep_index
+            self.up[size] = (np.array(keeps), np.array(
+                [[bigger[self.keeps[k][:f] + (self.keeps[k][f] + 1,) + self.keeps[k][f + 1:]] for f in range(FACES)]
+                 for k in keeps]))
         # Five dice or fewer: every roll's proper sub-keeps at once (at most 31 each, padded with a
         # repeat), so one state's best keep within each roll is one gather and one maximum.
         if n <= 5:
@@ -99,35 +128,25 @@ class Dice:
             out.append((np.array([i for i, _ in rows]), kids))
         return out
 
-    def _transition(self) -> None:
-        """Per keep size: the rolls each keep can become and their chances (a sparse matrix by rows)."""
-        self.outcomes: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
-        for size in range(self.n):
-            keeps = [i for i, k in enumerate(self.keeps) if sum(k) == size]
-            fresh = multisets(self.n - size)
-            p = np.array([chance(f) for f in fresh])
-            idx = np.array([[self.roll_index[tuple(a + b for a, b in zip(self.keeps[k], f))] for f in fresh]
-                            for k in keeps])
-            self.outcomes.append((np.array(keeps), idx, p))
-        if self.n <= 5:  # small enough for a dense matrix: one BLAS product per batch
-            dense = np.zeros((len(self.keeps), len(self.rolls)))
-            for keeps, idx, p in self.outcomes:
-                for row, k in enumerate(keeps):
-                    np.add.at(dense[k], idx[row], p)
-            self.dense = dense.T.copy()  # rolls × keeps
-        else:
-            self.dense = None
-
     def expect(self, values: np.ndarray) -> np.ndarray:
-        """Values of rolls (states × rolls) → expected value of each keep after rolling the rest (states × keeps)."""
-        if self.dense is not None:
-            return values @ self.dense
+        """Values of rolls (states × rolls) → expected value of each keep after rolling the rest (states × keeps).
+
+        The same sums, in the same order, as :meth:`expect_by_keep`: a state's numbers do not depend on the
+        layout or on the batch it is in."""
         out = np.empty((values.shape[0], len(self.keeps)))
-        for keeps, idx, p in self.outcomes:
-            # a few keeps at a time: the gathered outcomes stay near 4 MiB, not 100s of MiB for ten dice
-            step = max(1, GATHER // (values.shape[0] * idx.shape[1]))
-            for lo in range(0, len(keeps), step):
-                out[:, keeps[lo:lo + step]] = values[:, idx[lo:lo + step]] @ p
+        if values.shape[0] == 1:  # one state (advice): a gather and a sum a level (a sum of six goes in order)
+            row = out[0]
+            for size in range(self.n - 1, -1, -1):
+                keeps, up = self.up[size]
+                row[keeps] = (values[0] if size == self.n - 1 else row)[up].sum(axis=1) / FACES
+            return out
+        for size in range(self.n - 1, -1, -1):
+            keeps, up = self.up[size]
+            source = values if size == self.n - 1 else out
+            level = source[:, up[:, 0]]
+            for f in range(1, FACES):
+                level += source[:, up[:, f]]
+            out[:, keeps] = level / FACES
         return out
 
     def best_within(self, keep_values: np.ndarray) -> np.ndarray:
@@ -140,6 +159,47 @@ class Dice:
         (sets, kids), = self.roll_children
         out = np.empty((keep_values.shape[0], len(self.rolls)))
         out[:, sets] = best[:, kids].max(axis=2)
+        return out
+
+    def expect_by_keep(self, values: np.ndarray, scratch: "Scratch | None" = None) -> np.ndarray:
+        """:meth:`expect` for values as rolls x states: keeps x states.
+
+        A die at a time, the largest keeps first: a keep is worth the mean, over the six faces, of the keep
+        (or roll) one die larger. Exact, in a fixed order (faces 1 to 6), and 1,260 row additions for five
+        dice where a matrix product of every keep's outcomes did 52,920 multiply-adds."""
+        n = values.shape[1]
+        out = Scratch.array(scratch, "expect", (len(self.keeps), n))
+        for size in range(self.n - 1, -1, -1):
+            keeps, up = self.up[size]
+            source = values if size == self.n - 1 else out
+            level = Scratch.array(scratch, "level", (len(keeps), n))
+            child = Scratch.array(scratch, "child", (len(keeps), n))
+            np.take(source, up[:, 0], axis=0, out=level)
+            for f in range(1, FACES):
+                np.add(level, np.take(source, up[:, f], axis=0, out=child), out=level)
+            np.divide(level, FACES, out=level)
+            out[keeps] = level
+        return out
+
+    def best_within_by_roll(self, keep_values: np.ndarray, scratch: "Scratch | None" = None) -> np.ndarray:
+        """:meth:`best_within` for values as keeps x states: rolls x states. The lattice a child at a time,
+        each a whole row per keep: about three times faster than gathering columns."""
+        n = keep_values.shape[1]
+        best = Scratch.array(scratch, "best", keep_values.shape)
+        np.copyto(best, keep_values)
+        for sets, kids in self.keep_children:  # smallest first: a keep's children are final already
+            level = np.take(best, sets, axis=0, out=Scratch.array(scratch, "level", (len(sets), n)))
+            child = Scratch.array(scratch, "child", (len(sets), n))
+            for j in range(kids.shape[1]):
+                np.maximum(level, np.take(best, kids[:, j], axis=0, out=child), out=level)
+            best[sets] = level
+        (sets, kids), = self.roll_children
+        out = Scratch.array(scratch, "within", (len(self.rolls), n))
+        level = np.take(best, kids[:, 0], axis=0, out=Scratch.array(scratch, "level", (len(sets), n)))
+        child = Scratch.array(scratch, "child", (len(sets), n))
+        for j in range(1, kids.shape[1]):
+            np.maximum(level, np.take(best, kids[:, j], axis=0, out=child), out=level)
+        out[sets] = level
         return out
 
     def sub_keeps(self, roll: tuple[int, ...]) -> list[int]:

@@ -41,7 +41,7 @@ from typing import TYPE_CHECKING, Callable, Iterator, Mapping, NamedTuple
 
 import numpy as np
 
-from .dice import Dice, dice
+from .dice import Dice, Scratch, dice
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..rules import RuleSet
@@ -231,22 +231,31 @@ class Solver:
         """The best of scoring each roll now, for a batch of states (states x rolls)."""
         if len(mask) == 1:
             return self._now_one(V, int(mask[0]), int(u[0]), int(flags[0]), served)[None, :]
+        return self.now_by_roll(V, mask, u, flags, served).T
+
+    def now_by_roll(self, V: np.ndarray, mask, u, flags, served: bool, scratch: Scratch | None = None
+                    ) -> np.ndarray:
+        """:meth:`now` as rolls x states: every step below is a row (one roll or one box value) for all the
+        batch's states at once, contiguous, so numpy streams it rather than gathers columns."""
         space = self.space
         rows = self.rows[served]
-        out = np.full((len(mask), rows.shape[0]), NEG)
-        m, uu, ff = mask[:, None], u[:, None], flags[:, None]
+        out = Scratch.array(scratch, f"now {served}", (rows.shape[0], len(mask)))
+        out.fill(NEG)
+        each = Scratch.array(scratch, "each box", out.shape)
         for b in range(space.nb):
-            free = np.flatnonzero((mask >> b) & 1 == 0)
-            if not len(free):
+            closed = (mask >> b) & 1 == 1
+            if closed.all():
                 continue
             vals, inv = self.values[served][b]
-            after = V[space.close(m[free], uu[free], ff[free], b, vals[None, :].astype(np.int64))]
-            if after.shape[1] == 1:  # the box touches no section and no flag: one next state
-                out[free] = np.maximum(out[free], after + rows[:, b])
+            after = V[space.close(mask[None, :], u[None, :], flags[None, :], b, vals[:, None].astype(np.int64))]
+            after[:, closed] = NEG  # the box is taken in these states (their index is some other state's)
+            if after.shape[0] == 1:  # the box touches no section and no flag: one next state
+                np.add(after, rows[:, b, None], out=each)
             else:
-                out[free] = np.maximum(out[free], after[:, inv] + rows[:, b])
+                np.add(np.take(after, inv, axis=0, out=each), rows[:, b, None], out=each)
+            np.maximum(out, each, out=out)
         if len(self.special):
-            out[:, self.special] = self._special(V, mask, u, flags, served)
+            out[self.special] = self._special(V, mask, u, flags, served).T
         return out
 
     def _now_one(self, V: np.ndarray, mask: int, u: int, flags: int, served: bool) -> np.ndarray:
@@ -352,6 +361,8 @@ class Solver:
         """One turn from a batch of states: every stage, and each state's value."""
         if self.pairs is not None:
             plain = served = self.now_two(V, mask)
+        elif len(mask) > 1:
+            return self._turn_by_roll(V, mask, u, flags)
         else:
             plain = self.now(V, mask, u, flags, False)
             served = self.now(V, mask, u, flags, True) if self.rules.served_matters else plain
@@ -361,6 +372,21 @@ class Solver:
         keep1 = d.expect(roll2)
         roll1 = np.maximum(served, d.best_within(keep1))
         return Turn(plain, served, keep2, roll2, keep1, roll1, roll1 @ d.first)
+
+    def _turn_by_roll(self, V: np.ndarray, mask, u, flags, scratch: Scratch | None = None) -> Turn:
+        """:meth:`turn` for a batch of five-dice states, every stage as items x states (see
+        :meth:`now_by_roll`), handed out transposed (views): the same numbers as :meth:`turn` gives.
+        With ``scratch`` (a build), the stages are its buffers: only ``value`` outlives the next batch."""
+        plain = self.now_by_roll(V, mask, u, flags, False, scratch)
+        served = self.now_by_roll(V, mask, u, flags, True, scratch) if self.rules.served_matters else plain
+        d = self.turn_dice
+        keep2 = d.expect_by_keep(plain, scratch)
+        roll2 = np.maximum(plain, d.best_within_by_roll(keep2, scratch),
+                           out=Scratch.array(scratch, "roll2", plain.shape))
+        keep1 = d.expect_by_keep(roll2, scratch)
+        roll1 = np.maximum(served, d.best_within_by_roll(keep1, scratch),
+                           out=Scratch.array(scratch, "roll1", plain.shape))
+        return Turn(plain.T, served.T, keep2.T, roll2.T, keep1.T, roll1.T, d.first @ roll1)
 
     # -- two boxes a turn -----------------------------------------------------
 
@@ -373,6 +399,9 @@ class Solver:
         roll_of = np.array([[self.turn_dice.roll_index[tuple(a + b for a, b in zip(x, y))] for y in g] for x in g])
         order = np.argsort(roll_of, axis=None, kind="stable")
         starts = np.searchsorted(roll_of.ravel()[order], np.arange(len(self.turn_dice.rolls)))
+        bits = 1 << np.arange(space.nb, dtype=np.int64)
+        self._pair_bits = bits[:, None] | bits[None, :]  # both boxes closed
+        self._apart = ~np.eye(space.nb, dtype=bool)  # two boxes, not one twice
         return order, starts
 
     def now_two(self, V: np.ndarray, mask) -> np.ndarray:
@@ -383,18 +412,17 @@ class Solver:
         out = np.empty((len(mask), len(self.turn_dice.rolls)))
         for lo in range(0, len(mask), 16):
             m = mask[lo:lo + 16]
-            W = np.full((len(m), nb, nb), NEG)
-            for b1 in range(nb):
-                for b2 in range(nb):
-                    if b1 != b2:
-                        ok = ((m >> b1) & 1 == 0) & ((m >> b2) & 1 == 0)
-                        W[ok, b1, b2] = V[self.space.index(m[ok] | (1 << b1) | (1 << b2), 0, 0)]
+            # W[s, b1, b2]: the value after b1 and b2 take this turn's groups (-inf unless both are free)
+            free = (m[:, None] >> np.arange(nb)) & 1 == 0
+            W = V[self.space.index(m[:, None, None] | self._pair_bits, 0, 0)]
+            W[~(free[:, :, None] & free[:, None, :] & self._apart)] = NEG
             # Q[s, g, b1]: the best second box for group g, the first box being b1
             Q = (P[None, :, None, :] + W[:, None, :, :]).max(axis=3)
             # M[s, g1, g2]: g1 in the first box, g2 in the second; a maximum over the first box, one box at a
-            # time (the whole s x g1 x g2 x box array would take 90 MiB)
-            M = P[None, :, None, 0] + Q[:, None, :, 0]
-            for b1 in range(1, nb):
+            # time (the whole s x g1 x g2 x box array would take 90 MiB), the boxes free in some state only
+            firsts = np.flatnonzero(free.any(axis=0))
+            M = P[None, :, None, firsts[0]] + Q[:, None, :, firsts[0]]
+            for b1 in firsts[1:]:
                 np.maximum(M, P[None, :, None, b1] + Q[:, None, :, b1], out=M)
             out[lo:lo + 16] = np.maximum.reduceat(M.reshape(len(m), -1)[:, order], starts, axis=1)
         return out
@@ -416,9 +444,14 @@ class Solver:
         last = 0 if turns is None else max(0, space.nb - turns * step)
         done = 0
         chunk = max(16, CHUNK * len(self.group.rolls) // len(self.turn_dice.rolls))
+        scratch = Scratch()
         for closed in range(space.nb - step, last - 1, -step):
             for mask, u, flags in space.batches(closed, chunk):
-                V[space.index(mask, u, flags)] = self.turn(V, mask, u, flags).value
+                if self.pairs is None and len(mask) > 1:
+                    turn = self._turn_by_roll(V, mask, u, flags, scratch)
+                else:
+                    turn = self.turn(V, mask, u, flags)
+                V[space.index(mask, u, flags)] = turn.value
                 if progress is not None:
                     done += len(mask)
                     progress(done)
