@@ -109,8 +109,9 @@ class Dice:
         else:
             self.within = None
 
-    def _children(self, sets: list[tuple[int, ...]]) -> list[tuple[np.ndarray, np.ndarray]]:
-        """Per size: (indices of the sets of that size, their children's keep indices padded to a width)."""
+    def _children(self, sets: list[tuple[int, ...]]) -> list[tuple[np.ndarray, np.ndarray, list[int]]]:
+        """Per size: (indices of the sets of that size, their children's keep indices padded to a width, and
+        for each column how many sets have a child there: the sets are in order of most children first)."""
         by_size: dict[int, list[tuple[int, list[int]]]] = {}
         for i, s in enumerate(sets):
             if sum(s) == 0:
@@ -122,10 +123,11 @@ class Dice:
             by_size.setdefault(sum(s), []).append((i, kids))
         out = []
         for size in sorted(by_size):
-            rows = by_size[size]
+            # most children first: the sets with a j-th child are a prefix (see best_within_by_roll)
+            rows = sorted(by_size[size], key=lambda row: -len(row[1]))
             width = max(len(k) for _, k in rows)
             kids = np.array([k + [k[0]] * (width - len(k)) for _, k in rows])
-            out.append((np.array([i for i, _ in rows]), kids))
+            out.append((np.array([i for i, _ in rows]), kids, [sum(len(k) > j for _, k in rows) for j in range(width)]))
         return out
 
     def expect(self, values: np.ndarray) -> np.ndarray:
@@ -154,9 +156,9 @@ class Dice:
         if keep_values.shape[0] == 1 and self.within is not None:  # one state: the same maximum, at once
             return keep_values[0][self.within].max(axis=0)[None, :]
         best = keep_values.copy()
-        for sets, kids in self.keep_children:  # smallest first: a keep's children are final already
+        for sets, kids, _ in self.keep_children:  # smallest first: a keep's children are final already
             best[:, sets] = np.maximum(best[:, sets], best[:, kids].max(axis=2))
-        (sets, kids), = self.roll_children
+        (sets, kids, _), = self.roll_children
         out = np.empty((keep_values.shape[0], len(self.rolls)))
         out[:, sets] = best[:, kids].max(axis=2)
         return out
@@ -187,18 +189,18 @@ class Dice:
         n = keep_values.shape[1]
         best = Scratch.array(scratch, "best", keep_values.shape)
         np.copyto(best, keep_values)
-        for sets, kids in self.keep_children:  # smallest first: a keep's children are final already
+        for sets, kids, with_child in self.keep_children:  # smallest first: a keep's children are final already
             level = np.take(best, sets, axis=0, out=Scratch.array(scratch, "level", (len(sets), n)))
             child = Scratch.array(scratch, "child", (len(sets), n))
-            for j in range(kids.shape[1]):
-                np.maximum(level, np.take(best, kids[:, j], axis=0, out=child), out=level)
+            for j, m in enumerate(with_child):  # only the sets that have a j-th child
+                np.maximum(level[:m], np.take(best, kids[:m, j], axis=0, out=child[:m]), out=level[:m])
             best[sets] = level
-        (sets, kids), = self.roll_children
+        (sets, kids, with_child), = self.roll_children
         out = Scratch.array(scratch, "within", (len(self.rolls), n))
         level = np.take(best, kids[:, 0], axis=0, out=Scratch.array(scratch, "level", (len(sets), n)))
         child = Scratch.array(scratch, "child", (len(sets), n))
-        for j in range(1, kids.shape[1]):
-            np.maximum(level, np.take(best, kids[:, j], axis=0, out=child), out=level)
+        for j, m in enumerate(with_child[1:], start=1):
+            np.maximum(level[:m], np.take(best, kids[:m, j], axis=0, out=child[:m]), out=level[:m])
         out[sets] = level
         return out
 
