@@ -1,19 +1,23 @@
 """Benchmark the advisor: table builds, warm answers, and what a table costs in memory and on disk.
 
-1. Build every built-in variant's table in process, ``--builds`` times each
-   (median and spread; targets: < 2 s for a five-dice Generala variant,
-   < 60 s for Yahtzee), with the same machine's baseline: one pass of numpy
-   over a million floats, measured in the same run.
+1. Build every built-in variant's table, each in a fresh process with one
+   BLAS thread as the server builds them, ``--builds`` times (``--big`` for
+   Yahtzee, Kniffel and Yatzy): CPU seconds (median and spread) and the
+   process's peak resident memory (target < 64 MiB), with the machine's
+   baseline (a numpy pass over a million floats) from the same run.
+   Yahtzee and Yatzy alternate, round by round, with the ``yatzy-solver``
+   package's build of the same game, installed in bench/.venv-peer (not a
+   dependency; or $YATZY_SOLVER_PYTHON): the ratio of CPU times (target <= 0.5).
 2. Warm advice in process: ``advise()`` on mid-game sheets (target < 0.2 ms
    for five dice, < 2 ms for ten; p99 under 5x the median), beside
    ``RuleSet.score`` on the same rolls.
 3. Warm advice over HTTP under scripts/serve's settings, beside /score on
-   the same server (target < 5 ms at p50).
+   the same server (target: within 1.3x of /score at p50).
 4. Each table's size in memory and on disk, and a /score call's latency
    while a Yatzy table builds in the background (the build must not slow
    requests beyond a scoring call).
 
-    python bench/advice.py [--builds 3] [--big 1] [--seconds 3]
+    python bench/advice.py [--builds 3] [--big 3] [--seconds 3] [--no-peer]
 """
 
 from __future__ import annotations
@@ -55,22 +59,94 @@ def baseline_ms(repeat: int = 50) -> float:
     return statistics.median(runs)
 
 
-def builds(args) -> dict[str, np.ndarray]:
+#: One build in a fresh process (as the server runs them): its CPU seconds, its peak resident memory
+#: (VmHWM: the process's own, from exec) and the empty sheet's expected score.
+OURS = """
+import json, sys, time
+from anotador.rules import find_variant
+from anotador.solver import Solver
+rules = find_variant(sys.argv[1]).rules()
+t = time.process_time()
+V = Solver(rules).build()
+cpu = time.process_time() - t
+peak = next(int(line.split()[1]) for line in open("/proc/self/status") if line.startswith("VmHWM:"))
+print(json.dumps({"cpu": cpu, "peak_mib": peak / 1024, "expected": float(V[0])}))
+"""
+#: The same for the yatzy-solver package (Rust), in its own environment.
+PEER = """
+import json, sys, time
+import yatzy_solver as ys
+t = time.process_time()
+solver = ys.Solver.build(ys.Variant(sys.argv[1]))
+cpu = time.process_time() - t
+peak = next(int(line.split()[1]) for line in open("/proc/self/status") if line.startswith("VmHWM:"))
+print(json.dumps({"cpu": cpu, "peak_mib": peak / 1024, "expected": solver.state_value("upper 0 | filled -")}))
+"""
+#: Our variant -> the peer's same game (its forced joker is ours; the published values agree to 1e-13).
+PEER_GAMES = {"yahtzee": "american+forced-joker", "yatzy": "yatzy-scandinavian"}
+ROOT = Path(__file__).resolve().parents[1]
+SINGLE = {**os.environ, "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
+
+
+def peer_python() -> str | None:
+    """A Python with yatzy-solver: $YATZY_SOLVER_PYTHON, or bench/.venv-peer (made here, not a dependency)."""
+    import subprocess
+
+    given = os.environ.get("YATZY_SOLVER_PYTHON")
+    if given:
+        return given
+    venv = ROOT / "bench" / ".venv-peer"
+    python = venv / "bin" / "python"
+    try:
+        if not python.exists():
+            subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+        subprocess.run([str(python), "-c", "import yatzy_solver"], check=True, capture_output=True)
+    except subprocess.CalledProcessError:
+        try:
+            subprocess.run([str(python), "-m", "pip", "install", "-q", "yatzy-solver"], check=True)
+        except (subprocess.CalledProcessError, OSError) as e:
+            print(f"  (yatzy-solver could not be installed in {venv}: {e}; no side-by-side figures)")
+            return None
+    return str(python)
+
+
+def one_build(python: str, script: str, game: str) -> dict:
+    import json
+    import subprocess
+
+    out = subprocess.run([python, "-c", script, game], cwd=ROOT, env=SINGLE, capture_output=True, text=True,
+                         check=True).stdout
+    return json.loads(out)
+
+
+def builds(args) -> None:
+    """Every built-in variant's build, each in a fresh process, one BLAS thread (as the server builds);
+    Yahtzee and Yatzy beside the yatzy-solver package's build of the same game, round by round."""
     base = baseline_ms()
-    print(f"Table builds, in process (baseline: a numpy pass over 1e6 floats = {base:.2f} ms)")
-    tables = {}
+    peer = peer_python() if args.peer else None
+    print(f"Table builds, a process each, CPU s (baseline: a numpy pass over 1e6 floats = {base:.2f} ms)")
     for variant in VARIANTS:
-        rules = find_variant(variant).rules()
         n = args.big if variant in BIG else args.builds
-        runs = []
+        ours, theirs = [], []
         for _ in range(n):
-            t = time.perf_counter()
-            V = Solver(rules).build()
-            runs.append(time.perf_counter() - t)
-        tables[variant] = V
-        print(f"  {variant:16s} {Solver(rules).space.size:>9,} states  build s: {spread(runs)}  "
-              f"= {statistics.median(runs) * 1000 / base:8.0f} baseline passes   E = {V[0]:.4f}")
-    return tables
+            ours.append(one_build(sys.executable, OURS, variant))
+            if peer and variant in PEER_GAMES:
+                theirs.append(one_build(peer, PEER, PEER_GAMES[variant]))
+        cpu = [r["cpu"] for r in ours]
+        line = (f"  {variant:16s} {spread(cpu)}   peak {max(r['peak_mib'] for r in ours):5.1f} MiB (target < 64)"
+                f"   E = {ours[0]['expected']:.8f}")
+        print(line)
+        if theirs:
+            peer_cpu = [r["cpu"] for r in theirs]
+            ratios = [a / b for a, b in zip(cpu, peer_cpu)]
+            print(f"  {'  yatzy-solver':16s} {spread(peer_cpu)}   peak {max(r['peak_mib'] for r in theirs):5.1f} MiB"
+                  f"   E = {theirs[0]['expected']:.8f}")
+            print(f"  {'  ours / theirs':16s} {spread(ratios)}   (target <= 0.5)")
+
+
+def tables_for(variants) -> dict[str, np.ndarray]:
+    """The tables the warm-advice passes read, built here."""
+    return {variant: Solver(find_variant(variant).rules()).build() for variant in variants}
 
 
 def sheets_and_rolls(rules, n: int, rng: random.Random):
@@ -177,7 +253,7 @@ def during_build(args) -> None:
 
 
 def memory(tables) -> None:
-    print("Tables in memory (float64, one value per state)")
+    print("Tables in memory and on disk (float64, one value per state, mapped from the file)")
     for variant, V in tables.items():
         print(f"  {variant:16s} {V.nbytes / 1e6:7.2f} MB")
 
@@ -185,11 +261,13 @@ def memory(tables) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--builds", type=int, default=3, help="builds of each small table")
-    parser.add_argument("--big", type=int, default=1, help="builds of Yahtzee, Kniffel and Yatzy")
+    parser.add_argument("--big", type=int, default=3, help="builds of Yahtzee, Kniffel and Yatzy")
     parser.add_argument("--seconds", type=float, default=3.0)
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--no-peer", dest="peer", action="store_false", help="skip the yatzy-solver builds")
     args = parser.parse_args()
-    tables = builds(args)
+    builds(args)
+    tables = tables_for(("generala", "yahtzee", "yatzy", "double-cameroon"))
     memory(tables)
     warm_in_process(tables, args)
     over_http(args)

@@ -41,9 +41,11 @@ if TYPE_CHECKING:
 #: A build's fixed cost: a Python process that imports numpy and the rules.
 STARTUP_SECONDS = 0.5
 #: States a build gets through per second, by kind of game (dice, boxes a
-#: turn), before this folder measured one: a Yahtzee table (a million
-#: states) takes about 17 s of a 2020 core, Double Cameroon's (1,024 states
-#: of ten dice split between two boxes) about 7 s.
+#: turn), before this folder measured one. On purpose slower than any build
+#: measured (a Yahtzee table, a million states, takes 7 s of a 2026 core;
+#: Double Cameroon's 2,048 states of ten dice split between two boxes, 0.9 s):
+#: a first estimate on a slow or busy core errs long, and the first build
+#: measured then replaces it.
 DEFAULT_RATES = {"5d1b": 55_000.0, "10d2b": 150.0}
 DEFAULT_RATE = 55_000.0
 #: Seconds past the Retry-After it was given that a build waits for somebody
