@@ -238,6 +238,9 @@ def test_advice_best_is_the_best_of_boxes_and_keeps_and_roll_3_adds_up(variant):
         options = [b["expected"] for b in a.boxes] + [k["expected"] for k in a.keeps]
         assert a.best["expected"] == max(options)
         assert (roll == 3) == (a.keeps == [])
+        # best first; keeps worth the same to the bit (3-3-3-5 and 3-3-3-6 often are): more dice, lower faces
+        order = [(-k["expected"], -len(k["keep"]), k["keep"]) for k in a.keeps]
+        assert order == sorted(order)
         if roll == 3:  # a box's expected: the sheet, the box's points, and the expected rest of the new sheet
             for b in a.boxes:
                 new = {**sheet, b["category"]: b["points"]}
@@ -247,3 +250,12 @@ def test_advice_best_is_the_best_of_boxes_and_keeps_and_roll_3_adds_up(variant):
         if roll == 1:
             pos = Position(solver, V, sheet)
             assert pos.turn.roll1 @ dice(5).first == pytest.approx(pos.expected - pos.points, abs=1e-9)
+
+
+def test_keeps_worth_the_same_come_in_a_stated_order():
+    """3-3-3-5 and 3-3-3-6 are worth the same to the bit here (the sums go in one order): lower faces first."""
+    rules = find_variant("generala").rules()
+    solver, V = solved(rules)
+    a = advise(solver, V, rules.check_sheet({"ones": 3, "generala": 0}), (0, 0, 3, 0, 1, 1), 1)
+    assert [k["keep"] for k in a.keeps[:3]] == [[3, 3, 3], [3, 3, 3, 5], [3, 3, 3, 6]]
+    assert a.keeps[1]["expected"] == a.keeps[2]["expected"]

@@ -101,7 +101,8 @@ class Position:
         values = (self.turn.keep1 if roll == 1 else self.turn.keep2)[0]
         out = [{"keep": list(d.keep_faces[k]), "expected": self.points + float(values[k])}
                for k in d.sub_keeps(counts)]
-        out.sort(key=lambda k: (-k["expected"], -len(k["keep"])))
+        # a tie (the same value to the bit, as keeping 3-3-3-5 or 3-3-3-6 often is): more dice, then lower faces
+        out.sort(key=lambda k: (-k["expected"], -len(k["keep"]), k["keep"]))
         return out if limit is None else out[:limit]
 
 
