@@ -53,6 +53,8 @@ GROUP = 5
 #: near 8 MiB, a build's peak memory under 64 MiB; 4096 was no faster and took 100 MiB more (bench/advice.py).
 CHUNK = 512
 NEG = -np.inf
+#: Ten dice: states whose splits are weighed at once (a state's pairs of groups are 63,504 floats, 0.5 MB).
+SPLITS = 4
 
 
 class Turn(NamedTuple):
@@ -359,10 +361,10 @@ class Solver:
 
     def turn(self, V: np.ndarray, mask, u, flags) -> Turn:
         """One turn from a batch of states: every stage, and each state's value."""
+        if len(mask) > 1:
+            return self._turn_by_roll(V, mask, u, flags)
         if self.pairs is not None:
             plain = served = self.now_two(V, mask)
-        elif len(mask) > 1:
-            return self._turn_by_roll(V, mask, u, flags)
         else:
             plain = self.now(V, mask, u, flags, False)
             served = self.now(V, mask, u, flags, True) if self.rules.served_matters else plain
@@ -374,11 +376,14 @@ class Solver:
         return Turn(plain, served, keep2, roll2, keep1, roll1, roll1 @ d.first)
 
     def _turn_by_roll(self, V: np.ndarray, mask, u, flags, scratch: Scratch | None = None) -> Turn:
-        """:meth:`turn` for a batch of five-dice states, every stage as items x states (see
+        """:meth:`turn` for a batch of states, every stage as items x states (see
         :meth:`now_by_roll`), handed out transposed (views): the same numbers as :meth:`turn` gives.
         With ``scratch`` (a build), the stages are its buffers: only ``value`` outlives the next batch."""
-        plain = self.now_by_roll(V, mask, u, flags, False, scratch)
-        served = self.now_by_roll(V, mask, u, flags, True, scratch) if self.rules.served_matters else plain
+        if self.pairs is not None:
+            plain = served = np.ascontiguousarray(self.now_two(V, mask).T)
+        else:
+            plain = self.now_by_roll(V, mask, u, flags, False, scratch)
+            served = self.now_by_roll(V, mask, u, flags, True, scratch) if self.rules.served_matters else plain
         d = self.turn_dice
         keep2 = d.expect_by_keep(plain, scratch)
         roll2 = np.maximum(plain, d.best_within_by_roll(keep2, scratch),
@@ -410,8 +415,8 @@ class Solver:
         P = self.rows[False]  # groups x boxes
         order, starts = self.pairs
         out = np.empty((len(mask), len(self.turn_dice.rolls)))
-        for lo in range(0, len(mask), 16):
-            m = mask[lo:lo + 16]
+        for lo in range(0, len(mask), SPLITS):
+            m = mask[lo:lo + SPLITS]
             # W[s, b1, b2]: the value after b1 and b2 take this turn's groups (-inf unless both are free)
             free = (m[:, None] >> np.arange(nb)) & 1 == 0
             W = V[self.space.index(m[:, None, None] | self._pair_bits, 0, 0)]
@@ -424,7 +429,7 @@ class Solver:
             M = P[None, :, None, firsts[0]] + Q[:, None, :, firsts[0]]
             for b1 in firsts[1:]:
                 np.maximum(M, P[None, :, None, b1] + Q[:, None, :, b1], out=M)
-            out[lo:lo + 16] = np.maximum.reduceat(M.reshape(len(m), -1)[:, order], starts, axis=1)
+            out[lo:lo + SPLITS] = np.maximum.reduceat(M.reshape(len(m), -1)[:, order], starts, axis=1)
         return out
 
     # -- the whole table --------------------------------------------------------
@@ -447,7 +452,7 @@ class Solver:
         scratch = Scratch()
         for closed in range(space.nb - step, last - 1, -step):
             for mask, u, flags in space.batches(closed, chunk):
-                if self.pairs is None and len(mask) > 1:
+                if len(mask) > 1:
                     turn = self._turn_by_roll(V, mask, u, flags, scratch)
                 else:
                     turn = self.turn(V, mask, u, flags)
