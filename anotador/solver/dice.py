@@ -153,8 +153,10 @@ class Dice:
 
     def best_within(self, keep_values: np.ndarray) -> np.ndarray:
         """Expected values of keeps (states × keeps) → for every roll, its best proper keep (states × rolls)."""
-        if keep_values.shape[0] == 1 and self.within is not None:  # one state: the same maximum, at once
-            return keep_values[0][self.within].max(axis=0)[None, :]
+        if keep_values.shape[0] == 1:  # one state (advice): the same maximum, with fewer steps
+            if self.within is not None:  # five dice: at once
+                return keep_values[0][self.within].max(axis=0)[None, :]
+            return self.best_within_by_roll(keep_values.T).T  # ten dice: a level at a time, no 3-D gather
         best = keep_values.copy()
         for sets, kids, _ in self.keep_children:  # smallest first: a keep's children are final already
             best[:, sets] = np.maximum(best[:, sets], best[:, kids].max(axis=2))
