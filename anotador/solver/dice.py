@@ -135,35 +135,20 @@ class Dice:
 
         The same sums, in the same order, as :meth:`expect_by_keep`: a state's numbers do not depend on the
         layout or on the batch it is in."""
-        out = np.empty((values.shape[0], len(self.keeps)))
-        if values.shape[0] == 1:  # one state (advice): a gather and a sum a level (a sum of six goes in order)
-            row = out[0]
-            for size in range(self.n - 1, -1, -1):
-                keeps, up = self.up[size]
-                row[keeps] = (values[0] if size == self.n - 1 else row)[up].sum(axis=1) / FACES
-            return out
+        if values.shape[0] > 1:
+            return self.expect_by_keep(values.T).T
+        out = np.empty((1, len(self.keeps)))
+        row = out[0]  # one state (advice): a gather and a sum a level (a sum of six goes in order)
         for size in range(self.n - 1, -1, -1):
             keeps, up = self.up[size]
-            source = values if size == self.n - 1 else out
-            level = source[:, up[:, 0]]
-            for f in range(1, FACES):
-                level += source[:, up[:, f]]
-            out[:, keeps] = level / FACES
+            row[keeps] = (values[0] if size == self.n - 1 else row)[up].sum(axis=1) / FACES
         return out
 
     def best_within(self, keep_values: np.ndarray) -> np.ndarray:
         """Expected values of keeps (states × keeps) → for every roll, its best proper keep (states × rolls)."""
-        if keep_values.shape[0] == 1:  # one state (advice): the same maximum, with fewer steps
-            if self.within is not None:  # five dice: at once
-                return keep_values[0][self.within].max(axis=0)[None, :]
-            return self.best_within_by_roll(keep_values.T).T  # ten dice: a level at a time, no 3-D gather
-        best = keep_values.copy()
-        for sets, kids, _ in self.keep_children:  # smallest first: a keep's children are final already
-            best[:, sets] = np.maximum(best[:, sets], best[:, kids].max(axis=2))
-        (sets, kids, _), = self.roll_children
-        out = np.empty((keep_values.shape[0], len(self.rolls)))
-        out[:, sets] = best[:, kids].max(axis=2)
-        return out
+        if keep_values.shape[0] == 1 and self.within is not None:  # one state of five dice: at once
+            return keep_values[0][self.within].max(axis=0)[None, :]
+        return self.best_within_by_roll(keep_values.T).T
 
     def expect_by_keep(self, values: np.ndarray, scratch: "Scratch | None" = None) -> np.ndarray:
         """:meth:`expect` for values as rolls x states: keeps x states.

@@ -36,7 +36,7 @@ seconds.
 
 from __future__ import annotations
 
-from itertools import combinations, product
+from itertools import combinations
 from typing import TYPE_CHECKING, Callable, Iterator, Mapping, NamedTuple
 
 import numpy as np
@@ -359,10 +359,11 @@ class Solver:
             out = np.maximum(out, np.where(p >= 0, p + after, NEG))
         return out + bonus
 
-    def turn(self, V: np.ndarray, mask, u, flags) -> Turn:
-        """One turn from a batch of states: every stage, and each state's value."""
+    def turn(self, V: np.ndarray, mask, u, flags, scratch: Scratch | None = None) -> Turn:
+        """One turn from a batch of states: every stage, and each state's value. With ``scratch`` (a build),
+        a batch's stages are its buffers: only ``value`` outlives the next batch."""
         if len(mask) > 1:
-            return self._turn_by_roll(V, mask, u, flags)
+            return self._turn_by_roll(V, mask, u, flags, scratch)
         if self.pairs is not None:
             plain = served = self.now_two(V, mask)
         else:
@@ -377,8 +378,7 @@ class Solver:
 
     def _turn_by_roll(self, V: np.ndarray, mask, u, flags, scratch: Scratch | None = None) -> Turn:
         """:meth:`turn` for a batch of states, every stage as items x states (see
-        :meth:`now_by_roll`), handed out transposed (views): the same numbers as :meth:`turn` gives.
-        With ``scratch`` (a build), the stages are its buffers: only ``value`` outlives the next batch."""
+        :meth:`now_by_roll`), handed out transposed (views): the same numbers as one state's path gives."""
         if self.pairs is not None:
             plain = served = np.ascontiguousarray(self.now_two(V, mask).T)
         else:
@@ -452,11 +452,7 @@ class Solver:
         scratch = Scratch()
         for closed in range(space.nb - step, last - 1, -step):
             for mask, u, flags in space.batches(closed, chunk):
-                if len(mask) > 1:
-                    turn = self._turn_by_roll(V, mask, u, flags, scratch)
-                else:
-                    turn = self.turn(V, mask, u, flags)
-                V[space.index(mask, u, flags)] = turn.value
+                V[space.index(mask, u, flags)] = self.turn(V, mask, u, flags, scratch).value
                 if progress is not None:
                     done += len(mask)
                     progress(done)
