@@ -8,7 +8,7 @@ here depends only on the number of dice, so it is built once per size.
 
 from __future__ import annotations
 
-from functools import cache
+from functools import cache, cached_property
 from math import factorial
 
 import numpy as np
@@ -190,6 +190,36 @@ class Dice:
             np.maximum(level[:m], np.take(best, kids[:m, j], axis=0, out=child[:m]), out=level[:m])
         out[sets] = level
         return out
+
+    @cached_property
+    def after_keep(self) -> np.ndarray:
+        """``[k, r]``: the chance that keeping ``k`` and throwing the rest gives roll ``r`` (keeps x rolls)."""
+        out = np.zeros((len(self.keeps), len(self.rolls)))
+        for k, keep in enumerate(self.keeps):
+            for rest in multisets(self.n - sum(keep)):
+                out[k, self.roll_index[tuple(a + b for a, b in zip(keep, rest))]] += chance(rest)
+        return out
+
+    @cached_property
+    def keep_rank(self) -> np.ndarray:
+        """Each keep's place among keeps worth the same, as advice orders them: more dice first, then lower
+        faces (keeping 3-3-3-5 before 3-3-3-6)."""
+        order = sorted(range(len(self.keeps)), key=lambda k: (-len(self.keep_faces[k]), self.keep_faces[k]))
+        rank = np.empty(len(order), dtype=np.int64)
+        rank[order] = np.arange(len(order))
+        return rank
+
+    def best_keep(self, keep_values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """One state's keep values (keeps) → for every roll, the keep advice names first and its value.
+
+        The best value, and among keeps worth exactly that, the first by :attr:`keep_rank`. Five dice or
+        fewer (a ten-dice roll's keeps are weighed by :meth:`best_within_by_roll`, values only)."""
+        if self.within is None:
+            raise NotImplementedError("the best keep by name, for more than five dice")
+        values = keep_values[self.within]  # sub-keeps x rolls
+        best = values.max(axis=0)
+        ranks = np.where(values == best, self.keep_rank[self.within], len(self.keeps))
+        return self.within[ranks.argmin(axis=0), np.arange(len(self.rolls))], best
 
     def sub_keeps(self, roll: tuple[int, ...]) -> list[int]:
         """Every distinct proper sub-multiset of a roll, as keep indices (worked out once per roll)."""

@@ -69,6 +69,15 @@ class Turn(NamedTuple):
     value: float            # the state's value, before the first roll
 
 
+class Chosen(NamedTuple):
+    """Where each roll goes if scored now, from one state (:meth:`Solver.choose_one`): arrays over rolls."""
+
+    box: np.ndarray     # the box's index
+    points: np.ndarray  # its points there
+    bonus: np.ndarray   # the roll's bonus besides (a further Yahtzee's)
+    after: np.ndarray   # the state once the box holds them
+
+
 class Space:
     """The states of one rule set, numbered densely: ``((mask * U) + subtotals) * F + flags``."""
 
@@ -264,16 +273,42 @@ class Solver:
         """:meth:`now` for one state (advice), in a few array operations rather than a loop over boxes.
 
         The same sums and the same maximum, so the same numbers to the last bit."""
-        box, points, at, rows = self.entries[served]
-        every = V[self.space.close_many(mask, u, flags, box, points)][at] + rows  # boxes x rolls
-        every[(mask >> np.arange(self.space.nb)) & 1 == 1] = NEG
-        out = every.max(axis=0)
+        out = self._every_one(V, mask, u, flags, served).max(axis=0)
         if len(self.special):
-            out[self.special] = self._special_one(V, mask, u, flags, served)
+            values, _, bonus = self._special_every_one(V, mask, u, flags, served)
+            out[self.special] = values.max(axis=1) + bonus
         return out
 
-    def _special_one(self, V: np.ndarray, mask: int, u: int, flags: int, served: bool) -> np.ndarray:
-        """:meth:`_special` for one state: the engine's points for each special roll, then one gather.
+    def choose_one(self, V: np.ndarray, mask: int, u: int, flags: int, served: bool) -> Chosen:
+        """For one state, where each roll goes if scored now: the advisor's box (the best; among boxes worth
+        the same, the first in sheet order, as advice lists them), its points, the roll's bonus and the state
+        after. Read from the same sums as :meth:`_now_one`, so the value of the box is the value of the roll."""
+        every = self._every_one(V, mask, u, flags, served)
+        rolls = np.arange(every.shape[1])
+        box = every.argmax(axis=0)
+        points = self.rows[served][rolls, box].astype(np.int64)
+        bonus = np.zeros(len(rolls), dtype=np.int64)
+        if len(self.special):
+            values, special_points, special_bonus = self._special_every_one(V, mask, u, flags, served)
+            best = values.argmax(axis=1)
+            box[self.special] = best
+            points[self.special] = special_points[np.arange(len(best)), best]
+            bonus[self.special] = special_bonus.astype(np.int64)
+        after = self.space.close_many(mask, u, flags, box, points)
+        return Chosen(box, points, bonus, after)
+
+    def _every_one(self, V: np.ndarray, mask: int, u: int, flags: int, served: bool) -> np.ndarray:
+        """One state: each roll's value in each box, the points plus the value after (boxes x rolls, -inf in a
+        closed box). Special rolls' columns are the plain rows': :meth:`_special_every_one` has theirs."""
+        box, points, at, rows = self.entries[served]
+        every = V[self.space.close_many(mask, u, flags, box, points)][at] + rows
+        every[(mask >> np.arange(self.space.nb)) & 1 == 1] = NEG
+        return every
+
+    def _special_every_one(self, V: np.ndarray, mask: int, u: int, flags: int, served: bool
+                           ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """For one state, the special rolls (those the engine scores by the sheet): each one's value in each
+        box (special x boxes, -inf where it may not go; its bonus not added), its points there, and its bonus.
 
         A judgement with no order of boxes (all but a forced joker) goes in any free box, as every
         other roll does in :meth:`now`; a forced joker is placed by the engine itself."""
@@ -286,7 +321,7 @@ class Solver:
             free = [b for b in range(space.nb) if not mask >> b & 1]
             points[j] = self._points_row(self.rules.place(judgement, free))
         after = V[space.close_many(mask, u, flags, self._special_boxes, np.maximum(points, 0).ravel())]
-        return np.where(points >= 0, points + after.reshape(points.shape), NEG).max(axis=1) + bonus
+        return np.where(points >= 0, points + after.reshape(points.shape), NEG), np.maximum(points, 0), bonus
 
     def _held(self, sheet: Mapping[str, int], boxes: list[int]) -> tuple[int, ...]:
         """Each of ``boxes`` on ``sheet``: 0 free, 1 holding 0, 2 holding points (what a judgement reads)."""

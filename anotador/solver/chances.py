@@ -1,0 +1,310 @@
+"""Who is winning: each player's chance to win a game, exactly, when everyone plays on as the advisor would.
+
+The model (``docs/chances.md`` says it in players' words): from the game as
+it stands, every player plays each of their turns with the advisor's policy
+(:mod:`.solve`: the keep and the box that maximise their own expected final
+total; among moves worth the same, the one advice names first: scoring
+before throwing again, then the box first in sheet order, then the keep
+with more dice and lower faces). A served roll that wins on the spot is
+taken: the game ends there. A player's chance is the probability that they
+end as the winner under the rule set's own ending: the first instant win in
+turn order; otherwise the highest total after the last round, ties split
+equally (``share``, a ``roll_off`` that has not been rolled, a draw on
+``most_generalas``) or broken by the most generalas.
+
+How: per rule set, backward over every state of one player's sheet, the
+policy's turn from that state is followed forward (the chances of its three
+throws, :meth:`turn_outcomes`), and each state gets the distribution of
+what is still to come:
+
+``sheet``
+    the points, the sheet played to its end as the advisor values it (a
+    served win scored as the same dice thrown later): its mean is the
+    advisor's expected final total, which the tests hold it to;
+``finish``
+    the points and the generalas still to score, on the paths with no
+    instant win (so it sums to one less the chance of one);
+``instant``
+    the chance of an instant win on each turn still to play.
+
+Every sum is in a fixed order, so the tables are the same on every run. A
+game's chances then combine its players, who play independently
+(:func:`game_chances`): exact, no sampling. That needs the whole state of a
+sheet to be its closed boxes (and whether a generala holds points): one box
+a turn, no section bonus, no bonus of rolls (:func:`exact_for`). The
+Generala family and Yacht are; the Yahtzee family (the upper bonus) and
+Double Cameroon (two boxes a turn) are not yet.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Sequence
+
+import numpy as np
+
+from .solve import Chosen, Solver
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..rules import Game, RuleSet
+
+#: Advice prefers scoring now over a keep worth the same to within this (advise.py): so does the policy here.
+SCORE_FIRST = 1e-9
+#: The percentiles of each player's final total that a chances answer lists.
+PERCENTILES = (5, 25, 50, 75, 95)
+GENERALA_ROLES = ("generala", "double_generala")
+
+
+class NotExact(Exception):
+    """This rule set's chances cannot be worked out exactly (yet): its sheets have more state than their boxes."""
+
+
+def exact_for(rules: "RuleSet") -> str | None:
+    """Why this rule set's chances are not exact here, or None when they are."""
+    if rules.boxes_per_turn != 1:
+        return f"{rules.variant.id} fills {rules.boxes_per_turn} boxes a turn"
+    if rules.bonuses:
+        return f"{rules.variant.id} has a section bonus (its sheets' state holds each subtotal)"
+    if rules.options.yahtzee_bonus:
+        return f"{rules.variant.id} gives bonuses for further rolls"
+    return None
+
+
+@dataclass(frozen=True)
+class TurnOutcomes:
+    """One state's turn under the policy: where it leads, with what chance (arrays over distinct outcomes)."""
+
+    after: np.ndarray      # the state once the turn's box is filled
+    points: np.ndarray     # the points the turn adds (the box's, and a roll's bonus)
+    generalas: np.ndarray  # generala lines the turn fills with points (0 or 1)
+    chance: np.ndarray     # the chance of each outcome, the sheet played on (a served win scored as the advisor does)
+    rest: np.ndarray       # the chance of each outcome and no instant win this turn
+    instant: float         # the chance this turn wins on the spot
+
+
+@dataclass(frozen=True)
+class Policy:
+    """The advisor's move for every roll of one state's turn (arrays over rolls): what :func:`advise` names
+    best, each throw at once. A roll stops at a throw if scoring it now is worth as much as its best keep."""
+
+    stop1: np.ndarray     # throw 1 (served): score now
+    keep1: np.ndarray     # throw 1: else, the keep
+    stop2: np.ndarray     # throw 2: score now
+    keep2: np.ndarray     # throw 2: else, the keep
+    served: Chosen        # the box if scored at throw 1 (served)
+    plain: Chosen         # the box if scored at throw 2 or 3
+    wins: np.ndarray      # served, this roll wins on the spot (whatever the box)
+
+
+def policy(solver: Solver, V: np.ndarray, mask: int, u: int, flags: int) -> Policy:
+    """The advisor's move for every roll at every throw of one state's turn."""
+    rules, d = solver.rules, solver.turn_dice
+    turn = solver.turn(V, np.array([mask]), np.array([u]), np.array([flags]))
+    plain = solver.choose_one(V, mask, u, flags, False)
+    served = solver.choose_one(V, mask, u, flags, True) if rules.served_matters else plain
+    keep1, value1 = d.best_keep(turn.keep1[0])
+    keep2, value2 = d.best_keep(turn.keep2[0])
+    wins = np.zeros(len(d.rolls), dtype=bool)
+    if rules.served_matters:
+        sheet = solver.space.sheet_of(mask, flags)
+        for r in solver.special.tolist():
+            wins[r] = rules.wins_on_the_spot(d.rolls[r], True, sheet)
+    return Policy(turn.now_served[0] + SCORE_FIRST >= value1, keep1, turn.now_plain[0] + SCORE_FIRST >= value2,
+                  keep2, served, plain, wins)
+
+
+def turn_outcomes(solver: Solver, V: np.ndarray, mask: int, u: int, flags: int) -> TurnOutcomes:
+    """Follow one state's turn forward under the advisor's policy: the chance of every (box, points)."""
+    rules, d = solver.rules, solver.turn_dice
+    move = policy(solver, V, mask, u, flags)
+    served, plain = move.served, move.plain
+    # Two rows, each carried through the turn: the sheet played on whatever happens, and the same without the
+    # served rolls that win on the spot (the game ends there). Each row is a chance over rolls, then keeps.
+    first = np.vstack([d.first, np.where(move.wins, 0.0, d.first)])
+    score1 = first * move.stop1
+    roll2 = _kept(first, ~move.stop1, move.keep1, d) @ d.after_keep
+    score2 = roll2 * move.stop2
+    score3 = _kept(roll2, ~move.stop2, move.keep2, d) @ d.after_keep
+    score_plain = score2 + score3
+    roles = np.array([b.role in GENERALA_ROLES for b in rules.boxes])
+    after = np.concatenate([served.after, plain.after])
+    points = np.concatenate([served.points + served.bonus, plain.points + plain.bonus])
+    generalas = np.concatenate([roles[served.box] & (served.points > 0), roles[plain.box] & (plain.points > 0)])
+    chance = np.concatenate([score1, score_plain], axis=1)
+    # The same (state after, points, generalas) reached from several rolls: one outcome.
+    code = (after * 2 + generalas) * (int(points.max()) + 1) + points
+    codes, inverse = np.unique(code, return_inverse=True)
+    summed = np.zeros((2, len(codes)))
+    for row in range(2):  # np.add.at in roll order: the same sums every run
+        np.add.at(summed[row], inverse, chance[row])
+    keep = summed[0] > 0
+    one = np.zeros(len(codes), dtype=np.int64)
+    one[inverse] = np.arange(len(code))  # a roll that reaches each outcome (all of them alike)
+    pick = one[keep]
+    return TurnOutcomes(after[pick], points[pick], generalas[pick].astype(np.int64), summed[0, keep],
+                        summed[1, keep], float(d.first[move.wins].sum()))
+
+
+def _kept(chance: np.ndarray, thrown: np.ndarray, keep: np.ndarray, d) -> np.ndarray:
+    """The chance of each keep (rows x keeps), from the chance of each roll and the keep each roll throws to."""
+    out = np.zeros((chance.shape[0], len(d.keeps)))
+    for row in range(chance.shape[0]):
+        out[row] = np.bincount(keep[thrown], weights=chance[row, thrown], minlength=len(d.keeps))
+    return out
+
+
+class Outlook:
+    """Per state of one rule set's sheets, the distribution of what is still to come under the policy.
+
+    ``sheet[row, p]``, ``finish[row, g, p]`` and ``instant[row, t]`` as the
+    module says, ``row`` from :meth:`row_of` (the reachable states only).
+    Built once per rule set from its advisor's table (about a second for
+    the Generala family); read by any number of games.
+    """
+
+    def __init__(self, solver: Solver, V: np.ndarray) -> None:
+        why = exact_for(solver.rules)
+        if why is not None:
+            raise NotExact(why)
+        self.solver, self.rules, self.space = solver, solver.rules, solver.space
+        space, rules = self.space, self.rules
+        self.most_generalas = rules.options.tie_break == "most_generalas"
+        self.G = 1 + sum(b.role in GENERALA_ROLES for b in rules.boxes) if self.most_generalas else 1
+        self.P = sum(max(space.possible[b]) for b in range(space.nb)) + 1  # every remaining total, 0 to the most
+        levels = [space.states(closed) for closed in range(space.nb + 1)]
+        self._row = np.full(space.size, -1, dtype=np.int64)
+        count = 0
+        for mask, u, flags in levels:
+            self._row[space.index(mask, u, flags)] = np.arange(count, count + len(mask))
+            count += len(mask)
+        self.sheet = np.zeros((count, self.P))
+        self.finish = np.zeros((count, self.G, self.P))
+        self.instant = np.zeros((count, space.nb + 1))
+        full = self._row[space.index(*levels[space.nb])]
+        self.sheet[full, 0] = self.finish[full, 0, 0] = 1.0
+        for closed in range(space.nb - 1, -1, -1):
+            for mask, u, flags in zip(*(a.tolist() for a in levels[closed])):
+                self._solve(solver, V, mask, u, flags)
+
+    def _solve(self, solver: Solver, V: np.ndarray, mask: int, u: int, flags: int) -> None:
+        row = self._row[self.space.index(mask, u, flags)]
+        out = turn_outcomes(solver, V, mask, u, flags)
+        P, G = self.P, self.G
+        sheet, finish, instant = self.sheet[row], self.finish[row], self.instant[row]
+        instant[0] = out.instant
+        for after, points, gen, p, rest in zip(self._row[out.after].tolist(), out.points.tolist(),
+                                               out.generalas.tolist(), out.chance.tolist(), out.rest.tolist()):
+            sheet[points:] += p * self.sheet[after, :P - points]
+            if rest:
+                gen = min(gen, G - 1)
+                finish[gen:, points:] += rest * self.finish[after, :G - gen, :P - points]
+                instant[1:] += rest * self.instant[after, :-1]
+
+    def row_of(self, sheet: dict[str, int]) -> int:
+        """The row of a (checked) sheet's state."""
+        return int(self._row[self.space.state_of(sheet)])
+
+
+@dataclass
+class PlayerChance:
+    """One player's outlook in one game."""
+
+    chance: float            # the chance to end as the winner (a shared win counts its share)
+    instant: float           # the part of it that comes from an instant win
+    total: int               # the points on the sheet now
+    expected: float          # the expected final total of the sheet played to its end
+    percentiles: dict[int, int]  # the final total of the sheet played to its end, at each of PERCENTILES
+
+
+def game_chances(outlook: Outlook, game: "Game") -> list[PlayerChance]:
+    """Every player's chance to win ``game`` from where it stands, and the outlook of their total.
+
+    A finished game gives each winner their share of 1; a roll-off under way
+    an equal share to each player still in it.
+    """
+    rules, n = game.rules, game.players
+    totals = game.totals()
+    outcome = game.outcome()
+    if outcome.status == "finished" or outcome.roll_off is not None:
+        ahead = outcome.winners if outcome.status == "finished" else outcome.roll_off
+        return [PlayerChance(1 / len(ahead) if i in ahead else 0.0, 1.0 if outcome.reason == "instant_win"
+                             and i in ahead else 0.0, totals[i], float(totals[i]),
+                             {q: totals[i] for q in PERCENTILES}) for i in range(n)]
+    rows = [outlook.row_of(game.sheets[i]) for i in range(n)]
+    base = [sum(game.sheets[i].values()) + game.bonuses[i] for i in range(n)]
+    instant = _instant_wins(outlook, game, rows)
+    shares = _shares(outlook, game, rows, base)
+    out = []
+    for i in range(n):
+        sheet = outlook.sheet[rows[i]]
+        cdf = np.cumsum(sheet)
+        percentiles = {q: base[i] + int(np.searchsorted(cdf, q / 100 - 1e-12)) for q in PERCENTILES}
+        expected = base[i] + float(sheet @ np.arange(outlook.P))
+        out.append(PlayerChance(instant[i] + shares[i], instant[i], totals[i], expected, percentiles))
+    return out
+
+
+def _instant_wins(outlook: Outlook, game: "Game", rows: Sequence[int]) -> list[float]:
+    """Each player's chance to be the first in turn order to win on the spot.
+
+    Player ``i``'s ``k``-th turn still to play is the game's turn number
+    :func:`_first_turn` + ``k`` x players; it wins there if it wins on the spot
+    there (having not before) and nobody did on an earlier turn."""
+    n = game.players
+    W = [outlook.instant[r] for r in rows]
+    firsts = [_first_turn(game, i) for i in range(n)]
+
+    def none_before(j: int, turn: int) -> float:
+        turns_before = max(0, -(-(turn - firsts[j]) // n))  # j's turns numbered below ``turn``
+        return 1.0 - float(W[j][:turns_before].sum())
+
+    out = []
+    for i in range(n):
+        total = 0.0
+        for k in np.flatnonzero(W[i]).tolist():
+            turn = firsts[i] + k * n
+            others = 1.0
+            for j in range(n):
+                if j != i:
+                    others *= none_before(j, turn)
+            total += float(W[i][k]) * others
+        out.append(total)
+    return out
+
+
+def _first_turn(game: "Game", player: int) -> int:
+    """The game's number (from 0) of ``player``'s next turn."""
+    return game.turns + (player - game.start - game.turns) % game.players
+
+
+def _shares(outlook: Outlook, game: "Game", rows: Sequence[int], base: Sequence[int]) -> list[float]:
+    """Each player's share of the win on the paths where nobody wins on the spot.
+
+    Each player ends on a key (total, then generalas where they break ties);
+    a player on key ``x`` shares the win with the others on ``x`` if all the
+    rest are below it. With ``L_j`` and ``E_j`` the chances that player ``j``
+    ends below and on ``x``, the chance that exactly ``m`` others tie is the
+    coefficient of ``z^m`` in the product over ``j`` of ``(L_j + E_j z)``.
+    """
+    n, G, P = game.players, outlook.G, outlook.P
+    generalas = [game.rules.generalas(s) if outlook.most_generalas else 0 for s in game.sheets]
+    width = (max(base) + P) * G
+    keys = np.zeros((n, width))
+    for i in range(n):
+        finish = outlook.finish[rows[i]]  # generalas x points
+        for gen in range(G):
+            start = base[i] * G + min(generalas[i] + gen, G - 1)
+            keys[i, start:start + P * G:G] += finish[gen]
+    below = np.cumsum(keys, axis=1) - keys
+    out = []
+    for i in range(n):
+        poly = np.zeros((n, width))  # poly[m]: the chance that exactly m of the others tie and the rest are below
+        poly[0] = 1.0
+        for j in range(n):
+            if j == i:
+                continue
+            poly[1:] = poly[1:] * below[j] + poly[:-1] * keys[j]
+            poly[0] = poly[0] * below[j]
+        share = (poly / np.arange(1, n + 1)[:, None]).sum(axis=0)
+        out.append(float(keys[i] @ share))
+    return out
