@@ -45,6 +45,7 @@ from .sheets.rate import Quota
 from .rules import RuleSet
 from .solver import Solver
 from .solver import folder as store
+from .solver.chances import NotExact, Outlook, exact_for
 from .solver.build import ABANDONED, BUILT, BUSY, build, builtin_rules, kind_of
 from .solver.folder import key_of
 
@@ -75,6 +76,10 @@ class TooManyBuilds(Exception):
 class Table(NamedTuple):
     solver: Solver
     values: np.ndarray
+
+
+#: Outlooks (who is winning) each worker keeps: a rule set's is a few MB and takes about a second to make.
+OUTLOOKS_KEPT = 8
 
 
 class Spawned(NamedTuple):
@@ -111,6 +116,8 @@ class Tables:
         self.missing: set[str] = set()  # keys with no table, as the folder stood at missing_stamp
         self.missing_stamp = 0
         self._builtin: dict[str, RuleSet] | None = None
+        self.outlooks: LRU[str, Outlook] = LRU(OUTLOOKS_KEPT)
+        self.outlook_lock = threading.Lock()
 
     @property
     def builtin(self) -> dict[str, RuleSet]:
@@ -183,6 +190,25 @@ class Tables:
                 started.append(time.time())
                 self.started.put(client, started)
         raise TableBuilding(retry_after(self._estimate(rules)))
+
+    def outlook(self, rules: RuleSet, client: str | None = None, game: bool = False) -> Outlook:
+        """Who is winning, for these rules (:mod:`anotador.solver.chances`): made from the table (:meth:`get`,
+        so :class:`TableBuilding` while it is built), once per worker, one at a time; raises
+        :class:`~anotador.solver.chances.NotExact` for rules it cannot yet do exactly."""
+        key = key_of(rules)
+        found = self.outlooks.get(key)
+        if found is not None:
+            return found
+        why = exact_for(rules)
+        if why is not None:
+            raise NotExact(why)
+        table = self.get(rules, client, game)
+        with self.outlook_lock:  # one at a time: a second request for the same rules waits for the first's
+            found = self.outlooks.get(key)
+            if found is None:
+                found = Outlook(table.solver, table.values)
+                self.outlooks.put(key, found)
+        return found
 
     def build_now(self, rules: RuleSet, wait: float = 600) -> Table:
         """Build the table here and now (the command line, tests); wait for another process building it."""

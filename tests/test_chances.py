@@ -15,8 +15,6 @@ import numpy as np
 import pytest
 
 from anotador.rules import Game
-from anotador.rules.boxes import count
-from anotador.rules.game import Choice
 from anotador.rules.variants import find_variant
 from anotador.solver.advise import advise
 from anotador.solver.chances import NotExact, Outlook, exact_for, game_chances, policy

@@ -8,10 +8,11 @@ from .. import sheets
 from ..advice import TableBuilding, TooManyBuilds
 from ..errors import TYPE_BASE, Problem, ValidationProblem, render
 from ..printing import SheetOptionError
+from ..solver.chances import NotExact
 from ..rules import RulesError, UnknownVariantError
 from ..rules.game import BoxClosedError, FirstPlayerTieError, GameOverError, NotYourTurnError, RollOffError
 from . import games as games_api
-from . import advice, health, pdfs, score, spec, variants
+from . import advice, chances, health, pdfs, score, spec, variants
 from .common import rules_error
 
 #: Rules errors that are a clash with the game's state, not a bad request.
@@ -68,6 +69,10 @@ def domain_problem(exc: Exception) -> Problem:
     if isinstance(exc, TableBuilding):
         return DomainProblem(503, "table-building", "Service Unavailable", str(exc),
                              headers=[("Retry-After", str(exc.retry_after))])
+    if isinstance(exc, NotExact):
+        return DomainProblem(501, "chances-not-exact", "Not Implemented",
+                             f"Chances are worked out exactly for one-box rule sets without section bonuses (the "
+                             f"Generala family and Yacht); not yet here: {exc}.")
     if isinstance(exc, SheetOptionError):
         return ValidationProblem({exc.field: [exc.message]}, detail=exc.message)
     if isinstance(exc, FirstPlayerTieError):
@@ -87,10 +92,11 @@ def init_app(app: Flask) -> None:
     api.register_blueprint(games_api.bp)
     api.register_blueprint(pdfs.bp)
     api.register_blueprint(advice.bp)
+    api.register_blueprint(chances.bp)
     app.register_blueprint(api)
     app.register_blueprint(spec.bp)
     app.register_blueprint(health.bp)
     for cls in (RulesError, SheetOptionError, sheets.GameNotFound, sheets.Unauthorized, sheets.Forbidden,
                 sheets.PreconditionFailed, sheets.Conflict, sheets.TooManyGames, sheets.IdempotencyMismatch,
-                TableBuilding, TooManyBuilds):
+                TableBuilding, TooManyBuilds, NotExact):
         app.register_error_handler(cls, lambda exc: render(domain_problem(exc)))

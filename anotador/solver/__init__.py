@@ -5,6 +5,7 @@ builds are kept by :mod:`anotador.advice`.
 """
 
 from .dice import Dice, dice, expand
-from .solve import SOLVER_VERSION, Solver, Space, Turn
+from .solve import SOLVER_VERSION, Solver, Turn
+from .space import Space
 
 __all__ = ["SOLVER_VERSION", "Dice", "Solver", "Space", "Turn", "dice", "expand"]

@@ -222,7 +222,7 @@ def game_chances(outlook: Outlook, game: "Game") -> list[PlayerChance]:
     A finished game gives each winner their share of 1; a roll-off under way
     an equal share to each player still in it.
     """
-    rules, n = game.rules, game.players
+    n = game.players
     totals = game.totals()
     outcome = game.outcome()
     if outcome.status == "finished" or outcome.roll_off is not None:

@@ -33,7 +33,8 @@ import time
 import weakref
 from typing import TYPE_CHECKING, NamedTuple
 
-from .solve import SOLVER_VERSION, Space
+from .solve import SOLVER_VERSION
+from .space import Space
 
 if TYPE_CHECKING:
     from ..rules import RuleSet

@@ -1,0 +1,128 @@
+"""GET /api/v1/games/{id}/chances: who is winning, as a read like the game's (ETag, 304), on both databases."""
+
+from __future__ import annotations
+
+import random
+import time
+
+import pytest
+
+from anotador.rules.boxes import count
+from anotador.solver.advise import advise
+
+NAMES_12 = ["Абу Бакр Мухаммад ибн Закария ар-Рази Ив", "أبو عبد الله محمد بن موسى الخوارزمي الف",
+            "李白杜甫王维白居易苏轼李清照辛弃疾陆游杜牧李商隐王安石欧阳修柳宗元韩愈孟浩然王昌龄岑参高适"[:40], "🎲🎲 Beto 🎲🎲",
+            "Ana", "Zoë", "Ñandú", "Ölçer", "Þór", "Ἀλέξανδρος", "José María de la Santísima Trinidad Ruiz",
+            "ज्ञानेश्वर"]
+
+
+def read_when_built(table, suffix: str):
+    """A read that needs house rules' table: asked again after each 503's Retry-After until it is built."""
+    deadline = time.monotonic() + 120
+    while True:
+        r = table.client.get(table.url(suffix))
+        if r.status_code != 503 or time.monotonic() > deadline:
+            assert r.status_code == 200, r.get_json()
+            return r
+        time.sleep(min(2, int(r.headers["Retry-After"])))
+
+
+def advised_turn(table, advice_tables, rng):
+    """Play the turn due as the advisor would (one throw per turn is enough here: any legal turn)."""
+    game = table.get()
+    seat = game["turn"]["player"]
+    sheet = {k: v for k, v in game["players"][seat]["sheet"].items() if v is not None}
+    solver, V = advice_tables["generala"]
+    dice = sorted(rng.randint(1, 6) for _ in range(5))
+    best = advise(solver, V, sheet, count(dice), 3).best
+    scores = dict(solver.rules.score_counts(count(dice), False, sheet).options)
+    box = best["category"]
+    scratch = scores.get(box, 0) == 0 and solver.rules.box(box).kind != "number"
+    return table.turn(seat, box, None if scratch else dice, scratch=scratch)
+
+
+def test_chances_of_a_game_as_it_goes_sum_to_one_and_poll_for_a_304(new_game, advice_tables):
+    table = new_game("generala", ["Ana", "Beto", "Caro"])
+    r = table.client.get(table.url("/chances"))
+    assert r.status_code == 200, r.get_json()
+    body = r.get_json()
+    assert body["method"] == "exact" and body["version"] == table.get()["version"]
+    assert [p["name"] for p in body["players"]] == ["Ana", "Beto", "Caro"]
+    assert sum(p["chance"] for p in body["players"]) == pytest.approx(1, abs=1e-5)
+    # at the start every sheet expects the rule set's expected score, and the spread is around it
+    expected = float(advice_tables["generala"][1][0])
+    for p in body["players"]:
+        assert p["expected_final"] == pytest.approx(expected, abs=1e-6)
+        f = p["final_total"]
+        assert f["p5"] < f["p25"] <= f["p50"] <= f["p75"] < f["p95"]
+    etag = r.headers["ETag"]
+    assert r.headers["Cache-Control"] == "no-cache"
+    again = table.client.get(table.url("/chances"), headers={"If-None-Match": etag})
+    assert again.status_code == 304 and again.headers["ETag"] == etag
+    rng = random.Random(3)
+    advised_turn(table, advice_tables, rng)
+    moved = table.client.get(table.url("/chances"), headers={"If-None-Match": etag})
+    assert moved.status_code == 200 and moved.headers["ETag"] != etag
+    assert moved.get_json()["turns"] == 1
+
+
+def test_a_finished_game_gives_its_winner_everything(new_game, advice_tables):
+    table = new_game("generala", ["Ana", "Beto"])
+    table.turn(0, "generala", [4, 4, 4, 4, 4], served=True)  # an instant win
+    body = table.client.get(table.url("/chances")).get_json()
+    assert body["status"] == "finished"
+    assert [p["chance"] for p in body["players"]] == [1, 0]
+    assert [p["instant_win"] for p in body["players"]] == [1, 0]
+    assert body["players"][0]["final_total"] == {q: 50 for q in ("p5", "p25", "p50", "p75", "p95")}
+
+
+def test_twelve_players_with_names_in_every_script(new_game, advice_tables):
+    table = new_game("generala", NAMES_12)
+    rng = random.Random(12)
+    for _ in range(30):
+        advised_turn(table, advice_tables, rng)
+    body = table.client.get(table.url("/chances")).get_json()
+    assert [p["name"] for p in body["players"]] == [p["name"] for p in table.get()["players"]]
+    assert sum(p["chance"] for p in body["players"]) == pytest.approx(1, abs=1e-5)
+    totals = [p["total"] for p in table.get()["players"]]
+    assert [p["total"] for p in body["players"]] == totals
+
+
+def test_rule_sets_not_worked_out_exactly_answer_501_with_a_problem(new_game, advice_tables):
+    table = new_game("double-cameroon", ["Ana", "Beto"])
+    r = table.client.get(table.url("/chances"))
+    assert r.status_code == 501
+    assert r.content_type == "application/problem+json"
+    problem = r.get_json()
+    assert problem["type"].endswith("chances-not-exact") and "double-cameroon" in problem["detail"]
+
+
+def test_an_unknown_game_is_a_404(api):
+    r = api.get("/api/v1/games/nope/chances")
+    assert r.status_code == 404 and r.content_type == "application/problem+json"
+
+
+def test_house_rules_chances_follow_their_tie_break(new_game, advice_tables):
+    """Two sheets tied at 115 with only the sixes left, Ana holding a generala and Beto none: under
+    most_generalas Ana wins every tie in the sixes, under share a tie is split."""
+    got = {}
+    for tie_break in ("most_generalas", "share"):
+        table = new_game({"base": "generala", "tie_break": tie_break}, ["Ana", "Beto"])
+        plays = [("ones", [1, 2, 3, 4, 6]), ("twos", [2, 3, 4, 5, 6]), ("threes", [3, 1, 2, 4, 6]),
+                 ("fours", [4, 1, 2, 3, 6]), ("straight", [1, 2, 3, 4, 5]), ("full", [2, 2, 3, 3, 3])]
+        for box, dice in plays:
+            table.turn(0, box, dice)
+            table.turn(1, box, dice)
+        table.turn(0, "fives", [5, 1, 2, 3, 4])
+        table.turn(1, "fives", [5, 5, 5, 1, 2])     # Beto 10 more in the fives...
+        table.turn(0, "four", scratch=True)
+        table.turn(1, "four", [6, 6, 6, 6, 1])      # ... and 40 in the four
+        table.turn(0, "generala", [6, 6, 6, 6, 6])  # Ana 50 in the generala, not served
+        game = table.turn(1, "generala", scratch=True)
+        assert [p["total"] for p in game["players"]] == [115, 115]
+        r = read_when_built(table, "/chances")
+        got[tie_break] = [p["chance"] for p in r.get_json()["players"]]
+        assert sum(got[tie_break]) == pytest.approx(1, abs=1e-5)
+    # the same sixes for both (about one game in six): Ana's under most_generalas, half hers under share
+    assert got["most_generalas"][0] - got["share"][0] == pytest.approx(got["share"][1] - got["most_generalas"][1])
+    assert 0.05 < got["most_generalas"][0] - got["share"][0] < 0.15
