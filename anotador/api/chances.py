@@ -39,10 +39,12 @@ def chances(game_id: str):
 
 
 def chances_body(game) -> dict[str, Any]:
-    rules = sheets.rules_of(game)
-    outlook = tables().outlook(rules, client_key(), game=True)
     state = sheets.state_of(game)
-    found = game_chances(outlook, state)
+    rules = state.rules
+    ended = state.outcome()
+    # a game that is over (or down to a roll-off) needs no table: its chances are its winners' shares
+    over = ended.status == "finished" or ended.roll_off is not None
+    found = game_chances(None if over else tables().outlook(rules, client_key(), game=True), state)
     return {
         "game": game.id, "variant": rules.variant.id, "status": game.status, "version": game.version,
         "turns": state.turns, "method": "exact", "note": NOTE,

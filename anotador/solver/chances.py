@@ -216,11 +216,11 @@ class PlayerChance:
     percentiles: dict[int, int]  # the final total of the sheet played to its end, at each of PERCENTILES
 
 
-def game_chances(outlook: Outlook, game: "Game") -> list[PlayerChance]:
+def game_chances(outlook: Outlook | None, game: "Game") -> list[PlayerChance]:
     """Every player's chance to win ``game`` from where it stands, and the outlook of their total.
 
     A finished game gives each winner their share of 1; a roll-off under way
-    an equal share to each player still in it.
+    an equal share to each player still in it (neither needs ``outlook``).
     """
     n = game.players
     totals = game.totals()
@@ -230,6 +230,8 @@ def game_chances(outlook: Outlook, game: "Game") -> list[PlayerChance]:
         return [PlayerChance(1 / len(ahead) if i in ahead else 0.0, 1.0 if outcome.reason == "instant_win"
                              and i in ahead else 0.0, totals[i], float(totals[i]),
                              {q: totals[i] for q in PERCENTILES}) for i in range(n)]
+    if outlook is None:
+        raise ValueError("a game in play needs its rule set's outlook")
     rows = [outlook.row_of(game.sheets[i]) for i in range(n)]
     base = [sum(game.sheets[i].values()) + game.bonuses[i] for i in range(n)]
     instant = _instant_wins(outlook, game, rows)
