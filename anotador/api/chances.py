@@ -15,6 +15,7 @@ from flask import Blueprint
 from .. import sheets
 from ..advice import tables
 from ..solver.chances import PERCENTILES, game_chances
+from .advice import _round  # answers round their figures alike
 from .common import client_key
 from .games import version_read
 
@@ -26,10 +27,6 @@ NOTE = ("Each chance is the probability that the player ends as the winner if, f
         "win ends the game for the first player in turn order to throw it; otherwise the highest total wins and "
         "a shared win counts its share. The chances add up to 1. expected_final and final_total describe each "
         "player's own sheet played to its end.")
-
-
-def _round(x: float) -> float:
-    return round(x, 6)
 
 
 @bp.get("/games/<game_id>/chances")
