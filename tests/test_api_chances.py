@@ -126,3 +126,51 @@ def test_house_rules_chances_follow_their_tie_break(new_game, advice_tables):
     # the same sixes for both (about one game in six): Ana's under most_generalas, half hers under share
     assert got["most_generalas"][0] - got["share"][0] == pytest.approx(got["share"][1] - got["most_generalas"][1])
     assert 0.05 < got["most_generalas"][0] - got["share"][0] < 0.15
+
+
+def test_a_finished_game_has_its_history_turn_by_turn(new_game, advice_tables):
+    """Each entry is the chances of the game as it stood after that turn, worked out again from the sheets; the
+    served generala that ends the game takes its thrower to 1."""
+    table = new_game("generala", ["Ana", "Beto", "Caro"])
+    rng = random.Random(29)
+    for _ in range(7):
+        advised_turn(table, advice_tables, rng)
+    in_play = table.client.get(table.url("/chances")).get_json()
+    assert in_play["history"] is None
+    seat = table.get()["turn"]["player"]
+    table.turn(seat, "generala", [2, 2, 2, 2, 2], served=True)
+    body = table.client.get(table.url("/chances")).get_json()
+    h = body["history"]
+    assert [x["turn"] for x in h] == list(range(9))
+    assert h[0]["player"] is None and h[0]["chances"][0] > 0
+    assert all(abs(sum(x["chances"]) - 1) < 1e-5 for x in h)
+    assert h[7]["chances"] == in_play_chances(in_play)
+    last = h[-1]
+    assert last["player"] == seat and last["served"] and last["boxes"] == [
+        {"category": "generala", "points": 50, "scratch": False}]
+    assert last["chances"][seat] == 1 and sum(last["chances"]) == 1
+    # the turns are the history's: the same players, rounds and boxes
+    turns = table.client.get(table.url("/turns")).get_json()["turns"]
+    assert [(x["player"], x["round"]) for x in h[1:]] == [(x["player"], x["round"]) for x in turns]
+
+
+def in_play_chances(body):
+    return [p["chance"] for p in body["players"]]
+
+
+def test_a_roll_off_settles_the_last_entry(new_game, advice_tables):
+    table = new_game({"base": "generala", "tie_break": "roll_off"}, ["Ana", "Beto"])
+    for box in ("ones", "twos", "threes", "fours", "fives", "sixes", "straight", "full", "four", "generala"):
+        table.turn(0, box, scratch=True)
+        table.turn(1, box, scratch=True)
+    tied = read_when_built(table, "/chances").get_json()
+    assert tied["status"] == "playing" and in_play_chances(tied) == [0.5, 0.5] and tied["history"] is None
+    r = table.client.post(table.url("/roll-off"), json={"player": 0, "dice": [1, 1, 1, 2, 2]}, headers=table.auth)
+    assert r.status_code == 201
+    r = table.client.post(table.url("/roll-off"), json={"player": 1, "dice": [6, 6, 6, 2, 2]}, headers=table.auth)
+    assert r.status_code == 201 and r.get_json()["winners"] == [1]
+    body = read_when_built(table, "/chances").get_json()
+    assert in_play_chances(body) == [0, 1]
+    h = body["history"]
+    assert h[-2]["chances"] == [0.5, 0.5]  # after the last turn: tied, the roll-off to come
+    assert h[-1]["roll_off"] is True and h[-1]["chances"] == [0, 1]

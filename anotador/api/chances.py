@@ -14,7 +14,8 @@ from flask import Blueprint
 
 from .. import sheets
 from ..advice import tables
-from ..solver.chances import PERCENTILES, game_chances
+from ..rules import Game
+from ..solver.chances import PERCENTILES, exact_for, game_chances
 from .advice import _round  # answers round their figures alike
 from .common import client_key
 from .games import version_read
@@ -39,14 +40,48 @@ def chances_body(game) -> dict[str, Any]:
     state = sheets.state_of(game)
     rules = state.rules
     ended = state.outcome()
-    # a game that is over (or down to a roll-off) needs no table: its chances are its winners' shares
-    over = ended.status == "finished" or ended.roll_off is not None
-    found = game_chances(None if over else tables().outlook(rules, client_key(), game=True), state)
-    return {
+    finished = ended.status == "finished"
+    # A game in play needs its rule set's outlook; a finished one too, for its history, where one can be made.
+    # Down to a roll-off, the players still in it share the chances: no outlook.
+    outlook = None
+    if (not finished and ended.roll_off is None) or (finished and exact_for(rules) is None):
+        outlook = tables().outlook(rules, client_key(), game=True)
+    found = game_chances(outlook, state)
+    body = {
         "game": game.id, "variant": rules.variant.id, "status": game.status, "version": game.version,
         "turns": state.turns, "method": "exact", "note": NOTE,
         "players": [{"name": name, "chance": _round(c.chance), "instant_win": _round(c.instant), "total": c.total,
                      "expected_final": _round(c.expected),
                      "final_total": {f"p{q}": c.percentiles[q] for q in PERCENTILES}}
                     for name, c in zip(sheets.names_of(game), found)],
+        "history": None,
     }
+    if finished and outlook is not None:
+        body["history"] = history(game, state, outlook)
+    return body
+
+
+def history(game, final: Game, outlook) -> list[dict[str, Any]]:
+    """Each player's chance before the first turn and after each turn, the game replayed a turn at a time; a
+    roll-off's result last."""
+    step = Game(final.rules, final.players, final.start)
+    out = [{"turn": 0, "player": None, "round": None, "served": False, "boxes": [],
+            "chances": _chances(outlook, step)}]
+    turns = sheets.turns_of(game)
+    for k, turn in enumerate(turns):
+        for e in turn.entries:
+            sheets.apply_entry(step, turn.player, e.box, e.points, e.scratch, e.bonus)
+        step.turns += 1
+        if k == len(turns) - 1 and final.instant_winner is not None:
+            step.instant_winner = final.instant_winner
+        out.append({"turn": turn.number, "player": turn.player, "round": turn.round, "served": turn.served,
+                    "boxes": [{"category": e.box, "points": e.points, "scratch": e.scratch} for e in turn.entries],
+                    "chances": _chances(outlook, step)})
+    if final.roll_offs:
+        out.append({"turn": len(turns) + 1, "player": None, "round": None, "served": False, "boxes": [],
+                    "roll_off": True, "chances": _chances(outlook, final)})
+    return out
+
+
+def _chances(outlook, state: Game) -> list[float]:
+    return [_round(c.chance) for c in game_chances(outlook, state)]

@@ -36,7 +36,7 @@ from .keys import IDEMPOTENCY_TTL, Idempotency
 from .purge import purge
 from .reads import corrections_of, entry_json, get, head_of, roll_offs_of, turns_of
 from .rolloffs import roll_off
-from .state import names_of, replayed, rules_of, state_of, states, version_key
+from .state import apply_entry, names_of, replayed, rules_of, state_of, states, version_key
 from .times import iso, iso_stored
 from .tokens import check_token, hash_token, new_token
 from .turns import UNLOCKED_TRIES, record_turn, turn_choices
@@ -46,6 +46,6 @@ __all__ = [
     "IDEMPOTENCY_TTL", "UNLOCKED_TRIES", "Conflict", "Forbidden", "GameNotFound", "Idempotency",
     "IdempotencyMismatch", "Moved", "PreconditionFailed", "Replay", "TooManyCorrections", "TooManyGames",
     "Unauthorized", "check_token", "correct_turn", "corrections_of", "create", "creation_key", "entry_json", "get", "hash_token",
-    "head_of", "iso", "iso_stored", "names_of", "new_token", "purge", "record_turn", "replayed", "roll_off",
+    "apply_entry", "head_of", "iso", "iso_stored", "names_of", "new_token", "purge", "record_turn", "replayed", "roll_off",
     "roll_offs_of", "rules_of", "state_of", "states", "turn_choices", "turns_of", "undo_last", "version_key",
 ]

@@ -88,16 +88,21 @@ def replayed(game: GameRow) -> Game:
     for version, player, box, points, scratch, bonus in _at(game, _ENTRIES):
         if player is None:
             continue  # the game's own row: no entries yet
-        state.sheets[player][box] = points
-        state.bonuses[player] += bonus or 0
-        if scratch or points == 0:  # a number box scored 0 is a scratch (RULES.md)
-            state.scratched[player].add(box)
+        apply_entry(state, player, box, points, scratch, bonus)
     state.turns = game.turns
     if game.reason == "instant_win":
         state.instant_winner = game.winners[0]
     if state.turns >= state.total_turns:  # roll-offs only follow a full game
         state.roll_offs = [(player, tuple(dice)) for _, player, dice in _at(game, _ROLL_OFFS) if player is not None]
     return state
+
+
+def apply_entry(state: Game, player: int, box: str, points: int, scratch: bool, bonus: int | None) -> None:
+    """Put one stored entry on the engine's state (the turn count is the caller's)."""
+    state.sheets[player][box] = points
+    state.bonuses[player] += bonus or 0
+    if scratch or points == 0:  # a number box scored 0 is a scratch (RULES.md)
+        state.scratched[player].add(box)
 
 
 def _at(game: GameRow, query) -> list:
