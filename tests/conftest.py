@@ -432,6 +432,30 @@ def shot(page, name, full_page=False):
     page.screenshot(path=str(SHOTS / f"{name}.png"), full_page=full_page)
 
 
+# -- axe-core, for the accessibility audits (tests/pagekit.py: audit) ----------------------
+
+AXE_VERSION = "4.14.1"
+AXE_DIR = ROOT / "build" / f"axe-core-{AXE_VERSION}"
+
+
+@pytest.fixture(scope="session")
+def axe_source():
+    """axe-core's script, from the npm registry (installed into build/ once, not vendored)."""
+    import tarfile
+
+    path = AXE_DIR / "axe.min.js"
+    if not path.exists():
+        require(shutil.which("npm") is not None, "npm is not installed: axe-core comes from the npm registry")
+        AXE_DIR.mkdir(parents=True, exist_ok=True)
+        out = subprocess.run(["npm", "pack", f"axe-core@{AXE_VERSION}", "--pack-destination", str(AXE_DIR),
+                              "--silent"], capture_output=True, text=True, timeout=300)
+        require(out.returncode == 0, f"npm pack axe-core failed: {out.stderr.strip()[:300]}")
+        tgz = AXE_DIR / out.stdout.strip().splitlines()[-1]
+        with tarfile.open(tgz) as tar:
+            path.write_bytes(tar.extractfile("package/axe.min.js").read())
+    return path.read_text(encoding="utf-8")
+
+
 # -- client generators (tests/test_clients.py, tests/test_readme.py) ---------------------
 
 CLIENTS = ROOT / "build" / "clients"  # kept between runs: the registries are slow, the versions pinned

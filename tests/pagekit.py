@@ -93,3 +93,18 @@ def in_viewport(page, selector, horizontal_only=False):
         const x = r.left >= -0.5 && r.right <= window.innerWidth + 0.5;
         return horizontal ? x : x && r.top >= -0.5 && r.bottom <= window.innerHeight + 0.5;
     }""", [selector, horizontal_only])
+
+
+#: WCAG 2.1 AA and axe's best practices.
+AXE_TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "best-practice"]
+
+
+def audit(page, axe_source, state):
+    """axe-core's violations on the page as it is now (``axe_source``: conftest's fixture); [] means none."""
+    if not page.evaluate("typeof window.axe !== 'undefined'"):
+        page.add_script_tag(content=axe_source)
+    result = page.evaluate("""tags => axe.run(document, { runOnly: { type: 'tag', values: tags },
+        resultTypes: ['violations'] }).then(r => r.violations.map(v => ({ id: v.id, impact: v.impact,
+        nodes: v.nodes.slice(0, 3).map(n => n.target.join(' ') + ': ' + n.failureSummary.slice(0, 160)) })))""",
+                           AXE_TAGS)
+    return [(state, v["id"], v["impact"], v["nodes"]) for v in result]

@@ -1,16 +1,13 @@
 """Accessible by the standard tools: axe-core on every screen state, focus where a user expects it.
 
-axe-core comes from the npm registry (installed by this test's set-up into
-build/, not vendored); the page's Content-Security-Policy is bypassed in
+axe-core comes from the npm registry (conftest's ``axe_source`` installs it
+into build/, not vendored); the page's Content-Security-Policy is bypassed in
 these tests only, to inject it.
 """
 
 from __future__ import annotations
 
 import re
-import shutil
-import subprocess
-import tarfile
 
 import pytest
 
@@ -19,40 +16,8 @@ from .conftest import needs
 needs("playwright.sync_api", "pip install playwright")
 from playwright.sync_api import expect  # noqa: E402
 
-from .conftest import ROOT, require, shot
-from .pagekit import NAMES, cell, choose, option, roll, start_game
-
-AXE_VERSION = "4.14.1"
-AXE_DIR = ROOT / "build" / f"axe-core-{AXE_VERSION}"
-#: WCAG 2.1 AA and axe's best practices.
-AXE_TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "best-practice"]
-
-
-@pytest.fixture(scope="session")
-def axe_source():
-    path = AXE_DIR / "axe.min.js"
-    if not path.exists():
-        require(shutil.which("npm") is not None, "npm is not installed: axe-core comes from the npm registry")
-        AXE_DIR.mkdir(parents=True, exist_ok=True)
-        out = subprocess.run(["npm", "pack", f"axe-core@{AXE_VERSION}", "--pack-destination", str(AXE_DIR),
-                              "--silent"], capture_output=True, text=True, timeout=300)
-        require(out.returncode == 0, f"npm pack axe-core failed: {out.stderr.strip()[:300]}")
-        tgz = AXE_DIR / out.stdout.strip().splitlines()[-1]
-        with tarfile.open(tgz) as tar:
-            path.write_bytes(tar.extractfile("package/axe.min.js").read())
-    return path.read_text(encoding="utf-8")
-
-
-def audit(page, axe_source, state):
-    """axe-core's violations on the page as it is now; [] means none."""
-    if not page.evaluate("typeof window.axe !== 'undefined'"):
-        page.add_script_tag(content=axe_source)
-    result = page.evaluate("""tags => axe.run(document, { runOnly: { type: 'tag', values: tags },
-        resultTypes: ['violations'] }).then(r => r.violations.map(v => ({ id: v.id, impact: v.impact,
-        nodes: v.nodes.slice(0, 3).map(n => n.target.join(' ') + ': ' + n.failureSummary.slice(0, 160)) })))""",
-                           AXE_TAGS)
-    return [(state, v["id"], v["impact"], v["nodes"]) for v in result]
-
+from .conftest import shot
+from .pagekit import NAMES, audit, cell, choose, option, roll, start_game
 
 def test_axe_reports_no_violations_on_any_screen(phone, axe_source):
     found = []

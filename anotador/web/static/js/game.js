@@ -5,6 +5,7 @@
 // connection, and never recorded twice.
 
 import { Outbox, ROOT, call, url, variants } from "./api.js";
+import { Chances } from "./chances.js";
 import { $, $$, confirmDialog, el, focus, isolate, toast } from "./helpers.js";
 import { showAnalysis } from "./hint.js";
 import { Pad } from "./pad.js";
@@ -18,6 +19,7 @@ export class GameView {
   constructor() {
     this.pad = new Pad(this);
     this.share = new Share();
+    this.chances = new Chances(() => this.render());
     this.active = false;
     this.timer = null;
     this.polling = false;
@@ -63,6 +65,7 @@ export class GameView {
       offline: (down) => this.setOffline(down),
     }) : null;
     this.share.open(id, this.token);
+    this.chances.reset(id);
     this.pad.set([]);
     $("#conflict").hidden = true;
     const seen = store.lastSeen(id);
@@ -70,6 +73,7 @@ export class GameView {
     this.table = store.table(id);
     if (!this.table) this.loadTable(id);
     const all = await variants();
+    this.known = all;
     this.refresh().then(() => {
       this.variant = all.find((v) => v.id === (this.game && this.game.variant)) || null;
       this.render();
@@ -137,6 +141,8 @@ export class GameView {
     store.saw(game.id, game, this.etag);
     store.remember({ id: game.id, names: game.players.map((p) => p.name), variant: game.variant,
                      ...(store.games().some((x) => x.id === game.id) ? {} : { at: game.created_at }) });
+    // its variant's description, from the list when it is here already: what is drawn first is drawn right
+    if (this.variant === null && this.known) this.variant = this.known.find((v) => v.id === game.variant) || null;
     if (this.variant === null && before === null) variants().then((all) => {
       this.variant = all.find((v) => v.id === game.variant) || null;
     });
@@ -146,6 +152,7 @@ export class GameView {
       if (!this.lastRoller || this.roller() !== this.lastRoller) this.pad.set([]);
     }
     this.render();
+    this.chances.update(game, this.variant);  // once per version: after each turn, a new chance for everyone
   }
 
   // -- what the pad asks ---------------------------------------------------------------
@@ -489,12 +496,14 @@ export class GameView {
     $("#pending").textContent = queued ? t("pending_n", { n: queued }) : "";
     renderSheet(g, { now: this.fix ? -1 : due ? due.player : -1, fix: this.fix, pending: this.pendingCells(),
                      corrected: new Set(store.corrected(g.id)),
-                     writer, onCell: (seat, box, cell) => this.startFix(seat, box, cell) });
+                     writer, onCell: (seat, box, cell) => this.startFix(seat, box, cell), chances: this.chances.forSheet(g, this.variant) });
+    this.chances.renderSummary(g, this.variant);
     renderLegend(g);
     this.showChoice(this.choice || [], false);
     const anyTurn = g.players.some((p) => Object.values(p.sheet).some((v) => v !== null));
     $("#fix-hint").hidden = !writer || !anyTurn || store.flag("fixHintSeen") || !!this.fix;
     this.renderEnd();
+    this.chances.renderEnd(g, (b) => this.boxName(b), this.instantWinName());
     this.renderPad(due, rollOff);
     this.renderLinks();
     this.keepAwake(g.status === "playing");

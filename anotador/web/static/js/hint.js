@@ -105,10 +105,10 @@ export class Hint {
 }
 
 /** Lines told apart by colour and, past six players, by dashes too. */
-const COLOURS = ["#3b82c4", "#e08a00", "#2e9e4f", "#9b5fc0", "#8c6d1f", "#00a0a0"];
+export const COLOURS = ["#3b82c4", "#e08a00", "#2e9e4f", "#9b5fc0", "#8c6d1f", "#00a0a0"];
 const SVG = "http://www.w3.org/2000/svg";
 
-function svg(tag, attrs = {}, ...kids) {
+export function svg(tag, attrs = {}, ...kids) {
   const node = document.createElementNS(SVG, tag);
   for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, String(v));
   node.append(...kids);

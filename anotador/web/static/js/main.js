@@ -41,6 +41,9 @@ function wire() {
   // a short buzz when a turn is recorded, where the phone can (on unless turned off on this phone)
   $("#haptics").checked = !store.flag("noHaptics");
   $("#haptics").addEventListener("change", () => store.setFlag("noHaptics", !$("#haptics").checked));
+  // who is winning: the bars under the names and the end screen's curve (on unless turned off on this phone)
+  $("#show-chances").checked = !store.flag("noChances");
+  $("#show-chances").addEventListener("change", () => store.setFlag("noChances", !$("#show-chances").checked));
   $("#record-rolls").checked = store.flag("recordRolls");
   $("#record-rolls").addEventListener("change", () => store.setFlag("recordRolls", $("#record-rolls").checked));
   $("#add-player").addEventListener("click", () => addPlayerRow("")?.focus());

@@ -6,7 +6,7 @@
 // sideways, keeping the player whose turn it is in view.
 
 import { $, el, isolate, toast } from "./helpers.js";
-import { lang, points, t } from "./words.js";
+import { lang, percent, points, t } from "./words.js";
 
 /** "20·25" for a fixed box with a served value, "≤ 30" otherwise. */
 export function boxValues(box) {
@@ -17,9 +17,21 @@ export function boxValues(box) {
   return t("max", { n: box.max_points });
 }
 
+/** A player's chance to win under their name, in the sticky header: a slim bar and the percentage. A picture
+ *  (the words are in #chances-text), its number drawn by the style sheet from ``data-pct``, so the column's
+ *  header, to a screen reader and to anything reading its text, is still the name alone. */
+function chanceBar(chance) {
+  const bar = el("span", { class: "bar" });
+  bar.style.setProperty("--p", `${((chance || 0) * 100).toFixed(1)}%`);
+  // not known yet (null): an empty bar and a blank as tall as a number
+  return el("span", { class: "chance", "aria-hidden": "true", dataset: { pct: chance === null ? "\u00a0" : percent(chance) } },
+    bar);
+}
+
 /**
  * Draw ``game`` into #sheet. ``view``: { now (seat or -1), fix: {player, boxes} or null,
- * pending: {seat: {box: text}}, writer, onCell(seat, boxId, button) }.
+ * pending: {seat: {box: text}}, writer, onCell(seat, boxId, button), chances: [chance per seat, or null while
+ * not known yet] or null }.
  */
 export function renderSheet(game, view) {
   const table = $("#sheet");
@@ -39,7 +51,8 @@ export function renderSheet(game, view) {
     ...game.players.map((p, i) => el("th", { scope: "col", class: mark(i), title: p.name,
       "aria-current": i === view.now ? "true" : null, dataset: { seat: i } },
       // in its own direction, cut at its logical end; a tap shows it whole
-      el("button", { type: "button", class: "name", dir: "auto", text: p.name, onclick: () => toast(p.name) }))));
+      el("button", { type: "button", class: "name", dir: "auto", text: p.name, onclick: () => toast(p.name) }),
+      view.chances ? chanceBar(view.chances[i]) : null)));
 
   const boxRow = (box) => el("tr", { dataset: { box: box.id, kind: box.kind } },
     el("th", { scope: "row", title: `${box.names[l]} · ${boxValues(box)}` },

@@ -1,0 +1,141 @@
+"""Who is winning on the phone page: a bar per player under the names, on every phone, off by a setting; the end
+screen's curve of the game with its table and the turn that moved it most; axe finds nothing."""
+
+from __future__ import annotations
+
+import re
+import time
+
+import pytest
+
+from .conftest import needs
+
+needs("playwright.sync_api", "pip install playwright")
+from playwright.sync_api import expect  # noqa: E402
+
+from .conftest import shot
+from .pagekit import NAMES, audit, choose, roll, start_game
+from .test_page_table import CLS
+
+PERCENT = re.compile(r"^(< 1%|> 99%|\d{1,3}%)$")
+
+
+BARS = "#sheet thead .chance"
+
+
+def chances_of(page) -> list[str]:
+    """Each player's chance as the header shows it (drawn from data-pct: the header's text is the name alone)."""
+    return [b.get_attribute("data-pct") for b in page.locator(BARS).all()]
+
+
+def as_number(text: str) -> float:
+    return 0.5 if text.startswith("<") else 99.5 if text.startswith(">") else float(text.rstrip("%"))
+
+
+@pytest.mark.parametrize("size", [(390, 844), (1024, 768)], ids=["phone", "tablet"])
+def test_the_bars_move_after_a_turn_on_every_phone(phone, advice_tables, size):
+    page = phone(width=size[0], height=size[1])
+    game = start_game(page, ["Ana", "Beto"])
+    expect(page.locator(BARS)).to_have_count(2)  # their place is kept from the first paint...
+    expect(page.locator(BARS).last).to_have_attribute("data-pct", PERCENT, timeout=20_000)  # ...then they come
+    before = chances_of(page)
+    assert all(PERCENT.match(c) for c in before), before
+    assert sum(as_number(c) for c in before) == pytest.approx(100, abs=1)
+    reader = phone(width=size[1], height=size[0])  # the other phone, held the other way
+    reader.goto(f"/g/{game}")
+    expect(reader.locator(BARS).first).to_have_attribute("data-pct", before[0], timeout=20_000)
+    # Ana puts 50 in the generala: well ahead now, on both phones
+    roll(page, [6, 6, 6, 6, 6])
+    choose(page, "Generala", 50)
+    expect(page.locator(BARS).first).not_to_have_attribute("data-pct", before[0], timeout=20_000)
+    after = chances_of(page)
+    assert as_number(after[0]) > as_number(before[0]) + 5
+    expect(reader.locator(BARS).first).to_have_attribute("data-pct", after[0], timeout=20_000)
+    expect(reader.locator(BARS).last).to_have_attribute("data-pct", after[1])
+    # the name is still the whole of the column's header
+    expect(page.locator("#sheet thead th").nth(1)).to_have_text("Ana")
+    # the words for a screen reader say the same
+    expect(page.locator("#chances-text")).to_have_text(re.compile(rf"Ana {re.escape(after[0])}, Beto {re.escape(after[1])}"))
+    shot(page, f"chances-01-bars-{size[0]}x{size[1]}")
+    shot(reader, f"chances-02-bars-reader-{size[1]}x{size[0]}")
+    assert page.errors == [] and reader.errors == []
+
+
+def test_a_phone_can_turn_them_off_and_others_keep_them(phone, advice_tables):
+    page = phone()
+    page.goto("/")
+    page.locator("#show-chances").uncheck()
+    game = start_game(page, ["Ana", "Beto"])
+    roll(page, [1, 2, 3, 4, 5])
+    choose(page, "Straight")
+    page.reload()
+    expect(page.locator("#sheet thead th").nth(1)).to_have_text("Ana")
+    page.wait_for_timeout(1500)  # time enough for an answer, had it been asked
+    expect(page.locator(BARS)).to_have_count(0)
+    other = phone()
+    other.goto(f"/g/{game}")
+    expect(other.locator(BARS).first).to_have_attribute("data-pct", PERCENT, timeout=20_000)
+    page.goto("/")
+    expect(page.locator("#show-chances")).not_to_be_checked()  # remembered on this phone
+    assert page.errors == [] and other.errors == []
+
+
+def test_the_end_screen_draws_the_game_and_names_the_turn_that_moved_it(phone, advice_tables, axe_source):
+    page = phone(bypass_csp=True)
+    start_game(page, ["Ana", "Beto"])
+    roll(page, [2, 3, 4, 5, 5])
+    choose(page, "Fives")
+    roll(page, [4, 4, 4, 4, 4], served=True)  # Beto's served generala wins at once
+    choose(page, "Generala")
+    page.locator("#confirm-yes").click()
+    expect(page.locator("#winner")).to_be_visible()
+    end = page.locator("#chances-end")
+    expect(end).to_be_visible(timeout=20_000)
+    expect(end.locator("h2")).to_have_text("Chance to win")
+    expect(end.locator("svg.chances-chart polyline")).to_have_count(2)
+    expect(end.locator(".swing")).to_have_text(re.compile(
+        r"^The turn that moved the game most: round 1, Beto: Served generala, \d+% → 100%\.$"), ignore_case=True)
+    # the text alternative: a row before the first turn and one after each turn, every player's chance
+    rows = end.locator("table tbody tr")
+    expect(rows).to_have_count(3)
+    expect(rows.nth(0).locator("th")).to_have_text("At the start")
+    expect(rows.nth(2).locator("td")).to_have_text(["0%", "100%"])
+    expect(rows.nth(1).locator("th")).to_have_text("Round 1 · Ana: Fives 10")
+    shot(page, "chances-03-end", full_page=True)
+    end.locator("summary").click()
+    found = audit(page, axe_source, "end screen with the chances")
+    assert found == [], found
+    assert page.errors == []
+
+
+@pytest.mark.parametrize("count", [6, 12])
+def test_six_and_twelve_players_each_have_their_chance_in_sight(phone, advice_tables, count):
+    page = phone(width=390, height=844, color_scheme="dark")
+    start_game(page, NAMES[:count])
+    expect(page.locator(BARS)).to_have_count(count)
+    expect(page.locator(BARS).last).to_have_attribute("data-pct", PERCENT, timeout=20_000)
+    shown = chances_of(page)
+    assert all(PERCENT.match(c) for c in shown), shown
+    assert sum(as_number(c) for c in shown) == pytest.approx(100, abs=count / 2)  # each rounded to a whole percent
+    # the percentage is drawn whole inside its column, the bar too where there is room (up to six players)
+    fits = page.evaluate("""() => [...document.querySelectorAll('#sheet thead .chance')].every(c => {
+        const th = c.closest('th').getBoundingClientRect(), r = c.getBoundingClientRect();
+        return r.left >= th.left - 0.5 && r.right <= th.right + 0.5 && r.width > 0; })""")
+    assert fits
+    expect(page.locator("#sheet thead .chance .bar").first).to_be_visible() if count <= 6 else \
+        expect(page.locator("#sheet thead .chance .bar").first).to_be_hidden()
+    shot(page, f"chances-04-{count}-players-dark")
+    assert page.errors == []
+
+
+def test_rules_without_chances_keep_no_place_for_them_and_nothing_moves(phone):
+    """Yahtzee's chances are not worked out yet: its variant says so, so no bar is drawn, not even at first."""
+    page = phone(width=390, height=844)
+    game = start_game(page, ["Ana", "Beto"], variant="yahtzee")
+    fresh = phone(width=390, height=844)
+    fresh.route("**/api/v1/**", lambda route: (time.sleep(0.4), route.continue_()))  # the sheet comes after the first paint
+    fresh.goto(f"/g/{game}")
+    expect(fresh.locator("#sheet tfoot td")).to_have_count(2)
+    assert fresh.evaluate(CLS) == 0
+    expect(fresh.locator(BARS)).to_have_count(0)
+    assert page.errors == [] and fresh.errors == []
