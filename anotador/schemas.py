@@ -144,6 +144,9 @@ class AdviceRequestSchema(Schema):
                           metadata={"description": "Which roll of the turn produced these dice (1: served)."})
     sheet = JSONObject(load_default=dict)
     limit = fields.Integer(strict=True, validate=validate.Range(1, 100))
+    opponents = JSONArray(metadata={"description": "Play to win: the other players' sheets, [{sheet, bonus}]."})
+    bonus = fields.Integer(strict=True, validate=validate.Range(0, 10_000),
+                           metadata={"description": "Play to win: this sheet's points besides its boxes."})
 
 
 # -- score responses ---------------------------------------------------------

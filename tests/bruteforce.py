@@ -79,3 +79,45 @@ class Brute:
             value = {r: max([self.now(sheet, r, served) if served else last[r]] + [keep[k] for k in subs(r)])
                      for r, _ in self.rolls}
         return sum(p * value[r] for r, p in self.rolls)
+
+
+class BruteToWin(Brute):
+    """The chance of winning from a sheet, played to win, against others who have finished, by enumeration.
+
+    ``win(total, generalas)`` says what ending on that total (and generala count) is worth; a served roll that
+    wins on the spot is worth 1. The same enumeration as :class:`Brute`, with the chance as the value."""
+
+    def __init__(self, rules, earned: int, win):
+        super().__init__(rules)
+        self.earned, self.win = earned, win
+
+    def _turn(self, sheet: dict) -> float:
+        rules = self.rules
+        if len(sheet) == len(rules.boxes):
+            return self.win(rules.total(sheet, self.earned), rules.generalas(sheet))
+        return super()._turn(sheet)
+
+    def now(self, sheet: dict, counts: tuple[int, ...], served: bool) -> float:
+        score = self.rules.score(faces(counts), served, sheet)
+        if served and score.instant_win:
+            return 1.0
+        points = dict(score.options)
+        self.earned += score.bonus
+        try:
+            return max(self.to_come_after({**sheet, box: points.get(box, 0)}) for box in score.scratch)
+        finally:
+            self.earned -= score.bonus
+
+    def to_come_after(self, sheet: dict) -> float:
+        key = (frozenset(sheet.items()), self.earned)
+        if key not in self.memo:
+            self.memo[key] = self._turn(sheet)
+        return self.memo[key]
+
+    def box(self, sheet: dict, dice, served: bool) -> dict:
+        """Each box these dice may go in now: the chance of winning after it."""
+        score = self.rules.score(dice, served, sheet)
+        if served and score.instant_win:
+            return {box: 1.0 for box in score.scratch}
+        points = dict(score.options)
+        return {box: self.to_come_after({**sheet, box: points.get(box, 0)}) for box in score.scratch}

@@ -139,3 +139,39 @@ def test_rules_without_chances_keep_no_place_for_them_and_nothing_moves(phone):
     assert fresh.evaluate(CLS) == 0
     expect(fresh.locator(BARS)).to_have_count(0)
     assert page.errors == [] and fresh.errors == []
+
+
+def _api(base_url: str, method: str, path: str, body=None, token=None):
+    import json
+    import urllib.request
+
+    req = urllib.request.Request(base_url + path, method=method, data=None if body is None else json.dumps(body).encode(),
+                                 headers={"Content-Type": "application/json",
+                                          **({"Authorization": f"Bearer {token}"} if token else {})})
+    with urllib.request.urlopen(req, timeout=30) as res:
+        return json.loads(res.read())
+
+
+def test_the_last_turn_of_the_game_hints_to_win_beside_the_points(phone, advice_tables, base_url):
+    """Everyone else has finished: the hint asks for the chance of winning too, and says both when they differ.
+    Beto's last box is the ones; a served generala of twos wins on the spot, where the points say roll again."""
+    game = _api(base_url, "POST", "/api/v1/games", {"variant": "generala", "players": ["Ana", "Beto"]})
+    token = game["token"]
+    boxes = [b["id"] for b in game["boxes"]]
+    for k, box in enumerate(boxes):  # Ana every box; Beto every box but the ones, left for his last turn
+        for seat, category in ((0, box), (1, boxes[k + 1] if k + 1 < len(boxes) else None)):
+            if category:
+                _api(base_url, "POST", f"/api/v1/games/{game['id']}/turns",
+                     {"player": seat, "category": category, "scratch": True}, token)
+    page = phone()
+    page.goto(f"/g/{game['id']}#token={token}")
+    expect(page.locator("#play-title")).to_have_text("Beto's roll")
+    page.locator("#hint-on").click()
+    roll(page, [2, 2, 2, 2, 2], served=True)
+    expect(page.locator("#hint")).to_have_text("To win: Ones 0 — 100% · For points: roll all again", timeout=20_000)
+    shot(page, "chances-05-to-win")
+    # an ordinary roll: both say the same, and the hint says it once, as ever
+    roll(page, [1, 1, 3, 4, 6], served=False)
+    page.get_by_role("radio", name="3", exact=True).click()
+    expect(page.locator("#hint")).to_have_text(re.compile(r"^Hint: Ones \(expected final total ≈ \d+\.\d\)$"))
+    assert page.errors == []

@@ -70,9 +70,7 @@ def domain_problem(exc: Exception) -> Problem:
         return DomainProblem(503, "table-building", "Service Unavailable", str(exc),
                              headers=[("Retry-After", str(exc.retry_after))])
     if isinstance(exc, NotExact):
-        return DomainProblem(501, "chances-not-exact", "Not Implemented",
-                             f"Chances are worked out exactly for one-box rule sets without section bonuses (the "
-                             f"Generala family and Yacht); not yet here: {exc}.")
+        return DomainProblem(501, "chances-not-exact", "Not Implemented", f"{exc}.")
     if isinstance(exc, SheetOptionError):
         return ValidationProblem({exc.field: [exc.message]}, detail=exc.message)
     if isinstance(exc, FirstPlayerTieError):

@@ -15,6 +15,9 @@ from .. import sheets
 from ..advice import tables
 from ..errors import ValidationProblem
 from ..rules import RulesError, Throw
+from ..rules.errors import NoFreeBoxError
+from ..solver.chances import NotExact
+from ..solver.towin import TooMuchToWeigh, to_win
 from ..schemas import AdviceRequestSchema, FastLoader
 from ..solver.advise import advise, judge_turn
 from .common import client_key, load, resolve_rules, rules_error
@@ -64,7 +67,61 @@ def advice():
         body["keeps"] = [{**k, "expected": _round(k["expected"])} for k in found.keeps]
     body["best"] = {**found.best, "expected": _round(found.best["expected"])}
     body["instant_win"] = found.instant_win
+    if "opponents" in data:
+        _play_to_win(body, table.solver, rules, sheet, data, counts, roll)
     return jsonify(body)
+
+
+#: The most other players a play-to-win request may name (a game's seats, less the player's own).
+MAX_OPPONENTS = 11
+
+
+def _play_to_win(body: dict[str, Any], solver, rules, sheet, data, counts, roll: int) -> None:
+    """Each option's chance of winning beside its expected total, and the move that plays to win (``to_win``)."""
+    if rules.boxes_per_turn > 1:
+        raise ValidationProblem({"opponents": [f"{rules.variant.id} fills two boxes a turn: play to win is for "
+                                               "one-box variants."]})
+    others = _opponents(rules, data["opponents"])
+    if any(len(s) < len(rules.boxes) for s, _ in others):
+        raise NotExact("Play to win is worked out exactly once every other player has finished (their sheets "
+                       "full); not yet before")
+    try:
+        boxes, keeps = to_win(solver, sheet, data.get("bonus", 0), others, counts, roll)
+    except TooMuchToWeigh as exc:
+        raise ValidationProblem({"sheet": [f"Play to win weighs every sheet this one can reach: {exc}. Ask again "
+                                           "with fewer boxes open."]}) from None
+    for b in body["boxes"]:
+        b["chance"] = _round(boxes[b["category"]])
+    for k in body.get("keeps", []):
+        k["chance"] = _round(keeps[tuple(k["keep"])])
+    # the best chance; among moves as likely to win, the one expected to score more (scoring before a keep)
+    moves = [({"category": b["category"]}, b["chance"], b["expected"] + 1e-9) for b in body["boxes"]] + \
+        [({"keep": k["keep"]}, k["chance"], k["expected"]) for k in body.get("keeps", [])]
+    move, chance, _ = max(moves, key=lambda m: (m[1], m[2]))
+    body["to_win"] = {**move, "chance": chance, "method": "exact"}
+
+
+def _opponents(rules, sent: Any) -> list[tuple[dict[str, int], int]]:
+    """The other players' sheets, each checked as a sheet of these rules (full ones too), with their bonuses."""
+    if not isinstance(sent, list) or not 1 <= len(sent) <= MAX_OPPONENTS:
+        raise ValidationProblem({"opponents": [f"opponents lists 1 to {MAX_OPPONENTS} other players: "
+                                               "[{\"sheet\": {...}, \"bonus\": 0}, ...]."]})
+    out = []
+    for i, other in enumerate(sent):
+        path = f"opponents.{i}"
+        if not isinstance(other, dict) or not isinstance(other.get("sheet"), dict) or set(other) - {"sheet", "bonus"}:
+            raise ValidationProblem({path: ["Each opponent is {\"sheet\": {box: points}, \"bonus\": points}."]})
+        bonus = other.get("bonus", 0)
+        if type(bonus) is not int or not 0 <= bonus <= 10_000:
+            raise ValidationProblem({f"{path}.bonus": ["bonus is a whole number of points from 0 to 10000."]})
+        try:
+            rules.check_sheet(other["sheet"])
+        except NoFreeBoxError:
+            pass  # a finished sheet: what play to win is for
+        except RulesError as exc:
+            raise rules_error(exc, path) from None
+        out.append(({k: v for k, v in other["sheet"].items() if v is not None}, bonus))
+    return out
 
 
 @bp.get("/games/<game_id>/analysis")

@@ -6,7 +6,7 @@
 
 import { call } from "./api.js";
 import { $, $$, el, isolate } from "./helpers.js";
-import { decimal, t } from "./words.js";
+import { decimal, percent, t } from "./words.js";
 
 const KEY = "anotador.hint";
 
@@ -65,6 +65,8 @@ export class Hint {
     }
     const body = { rules: this.game.rules(), dice: this.pad.dice, roll: this.roll, sheet: this.game.sheetForRoll() };
     if (this.pad.dice.length > 5) body.limit = 3;
+    const opponents = this.opponents();
+    if (opponents) body.opponents = opponents;  // everyone else is done: play to win, beside the points
     const res = await call("POST", "/api/v1/advice", { body });
     if (seq !== this.seq) return;  // another roll since
     if (res.status === 503) {  // the table is being built: say so, ask again
@@ -76,6 +78,16 @@ export class Hint {
     }
     if (!res.ok) { line.hidden = true; return; }
     const best = res.data.best;
+    const win = res.data.to_win;
+    if (win && !sameMove(win, best)) {  // the points and the game disagree: both, the game's starred
+      this.keep = win.keep || null;
+      line.hidden = false;
+      line.textContent = t("hint_two", { win: this.moveName(win, res.data), chance: percent(win.chance),
+                                         points: this.moveName(best, res.data) });
+      if (win.keep) this.markKeep(win.keep);
+      else this.markBox(win.category);
+      return;
+    }
     this.keep = best.keep || null;
     const e = decimal(best.expected);
     line.hidden = false;
@@ -86,9 +98,31 @@ export class Hint {
       line.textContent = t("hint_box", { box: best.split.map((p) => this.game.boxName(p.category)).join(" + "), e });
     } else {
       line.textContent = t("hint_box", { box: this.game.boxName(best.category), e });
-      const button = $(`#options [data-focus-key="opt:${CSS.escape(best.category)}"]`);
-      if (button) button.classList.add("best");
+      this.markBox(best.category);
     }
+  }
+
+  /** Star the option for ``category`` among the options. */
+  markBox(category) {
+    const button = $(`#options [data-focus-key="opt:${CSS.escape(category)}"]`);
+    if (button) button.classList.add("best");
+  }
+
+  /** The other players' sheets when every one of them is full (play to win is then exact), else null. */
+  opponents() {
+    const g = this.game.game;
+    if (g.rules.base === "double-cameroon") return null;
+    const me = this.game.who();
+    const others = g.players.filter((_, i) => i !== me);
+    if (!others.length || others.some((p) => Object.values(p.sheet).some((v) => v === null))) return null;
+    return others.map((p) => ({ sheet: p.sheet, bonus: (p.bonuses && p.bonuses.yahtzee_bonus) || 0 }));
+  }
+
+  /** A move in words: "Fives 25", "keep 6 6", "roll all again". */
+  moveName(move, advice) {
+    if (move.keep) return move.keep.length ? t("move_keep", { dice: move.keep.join(" ") }) : t("move_all");
+    const box = (advice.boxes || []).find((b) => b.category === move.category);
+    return `${this.game.boxName(move.category)}${box ? ` ${box.points}` : ""}`;
   }
 
   /** Mark the dice to keep on the tray (as many of each face as the advice keeps). */
@@ -102,6 +136,11 @@ export class Hint {
       }
     }
   }
+}
+
+/** Whether two moves of an advice are the same: the same box, or the same dice kept. */
+function sameMove(a, b) {
+  return a.keep ? Boolean(b.keep) && a.keep.join() === b.keep.join() : a.category === b.category;
 }
 
 /** Lines told apart by colour and, past six players, by dashes too. */

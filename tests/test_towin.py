@@ -1,0 +1,110 @@
+"""Play to win (anotador.solver.towin and POST /api/v1/advice with opponents): exact, against brute force.
+
+Positions where every other player has finished and the move that wins most often is not the move that scores
+most: the chance of every box and of the whole turn is the brute force's (tests/bruteforce.py: every roll and
+keep spelled out, the rules engine's answers, a memo per sheet).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from anotador.rules import find_variant
+from anotador.rules.boxes import count
+from anotador.solver.advise import advise
+from anotador.solver.towin import Target, ToWin
+
+from .bruteforce import BruteToWin
+from .conftest import solved
+
+FULL = {"ones": 3, "twos": 6, "threes": 9, "fours": 12, "fives": 20, "sixes": 18, "straight": 20, "full": 30,
+        "four": 40, "generala": 50}  # 208
+
+
+def win_of(target: Target):
+    import numpy as np
+
+    return lambda total, generalas: float(target.chance(np.array(total), np.array(generalas)))
+
+
+#: (variant, options, the player's sheet, the others' full sheets, dice at the last throw, the box to win, the box
+#: for points)
+POSITIONS = [
+    # the issue's example: behind by 60 with the fives and the four open, five fives on the last throw
+    ("generala", {}, {"ones": 3, "twos": 6, "threes": 9, "fours": 12, "sixes": 18, "straight": 20, "full": 30,
+                      "generala": 50}, [FULL], [5, 5, 5, 5, 5], "fives", "four"),
+    # two to beat, one of them tied with the other: under share a tie is a third of a win
+    ("generala", {}, {"ones": 3, "twos": 6, "threes": 9, "fours": 12, "fives": 15, "straight": 20, "full": 30,
+                      "generala": 50}, [FULL, FULL], [6, 6, 6, 6, 2], None, None),
+    # most_generalas: a tie on total goes to the one with more generalas
+    ("generala-doble", {}, {"ones": 3, "twos": 6, "threes": 9, "fours": 12, "fives": 15, "sixes": 18, "straight": 20,
+                            "full": 30, "generala": 50}, [{**FULL, "double_generala": 0}], [4, 4, 4, 4, 1],
+     None, None),
+]
+
+
+@pytest.mark.parametrize("variant, options, sheet, others, dice, to_win, for_points", POSITIONS)
+def test_the_chance_of_every_box_and_of_the_turn_is_the_brute_forces(variant, options, sheet, others, dice, to_win,
+                                                                     for_points):
+    rules = find_variant(variant).rules(options)
+    solver, V = solved(rules)
+    target = Target.of(rules, [(o, 0) for o in others])
+    exact = ToWin(solver, sheet, 0, target)
+    brute = BruteToWin(rules, 0, win_of(target))
+    assert exact.values[exact.start][exact.column()] == pytest.approx(brute.to_come_after(dict(sheet)), abs=1e-12)
+    boxes = exact.box_chances(count(dice), False, sheet)
+    assert boxes == pytest.approx(brute.box(sheet, dice, False), abs=1e-12)
+    if to_win is not None:
+        assert max(boxes, key=boxes.get) == to_win
+        assert advise(solver, V, sheet, count(dice), 3).best["category"] == for_points
+
+
+def test_a_served_roll_that_wins_on_the_spot_is_a_win():
+    rules = find_variant("generala").rules()
+    solver, _ = solved(rules)
+    sheet = {k: v for k, v in FULL.items() if k not in ("generala", "four")}
+    exact = ToWin(solver, sheet, 0, Target.of(rules, [(FULL, 0)]))
+    assert set(exact.box_chances(count([3, 3, 3, 3, 3]), True, sheet).values()) == {1.0}
+
+
+def test_advice_with_finished_opponents_names_the_move_that_wins_most_often(client, advice_tables):
+    sheet = POSITIONS[0][2]
+    r = client.post("/api/v1/advice", json={"variant": "generala", "sheet": sheet, "dice": [5, 5, 5, 5, 5], "roll": 3,
+                                            "opponents": [{"sheet": FULL}]})
+    assert r.status_code == 200, r.get_json()
+    body = r.get_json()
+    assert body["best"]["category"] == "four"  # for points
+    assert body["to_win"] == {"category": "fives", "chance": pytest.approx(0.290794, abs=1e-6), "method": "exact"}
+    chances = {b["category"]: b["chance"] for b in body["boxes"]}
+    assert chances["four"] == pytest.approx(0.059481, abs=1e-6)
+    # a throw before the last: every keep has its chance too, the best of them is to_win's when no box beats it
+    r = client.post("/api/v1/advice", json={"variant": "generala", "sheet": sheet, "dice": [5, 5, 5, 2, 1], "roll": 2,
+                                            "opponents": [{"sheet": FULL, "bonus": 0}]})
+    body = r.get_json()
+    assert all("chance" in k for k in body["keeps"]) and all("chance" in b for b in body["boxes"])
+    best_keep = max(body["keeps"], key=lambda k: k["chance"])
+    assert body["to_win"]["chance"] >= best_keep["chance"]
+
+
+@pytest.mark.parametrize("opponents, field, status", [
+    ("nope", "opponents", 422),
+    ([], "opponents", 422),
+    ([{"sheet": {"ones": 7}}], "opponents.0.sheet.ones", 422),
+    ([{"sheet": FULL, "bonus": -1}], "opponents.0.bonus", 422),
+    ([{"sheet": FULL, "extra": 1}], "opponents.0", 422),
+    ([{"sheet": {"ones": 3}}], None, 501),  # not finished: not worked out yet
+])
+def test_bad_opponents_are_problems_naming_the_field(client, advice_tables, opponents, field, status):
+    r = client.post("/api/v1/advice", json={"variant": "generala", "sheet": {}, "dice": [5, 5, 5, 5, 5], "roll": 3,
+                                            "opponents": opponents})
+    assert r.status_code == status, r.get_json()
+    assert r.content_type == "application/problem+json"
+    if field:
+        assert field in r.get_json()["errors"]
+
+
+def test_a_sheet_with_too_many_boxes_open_is_refused_clearly(client, advice_tables):
+    r = client.post("/api/v1/advice", json={"variant": "generala", "sheet": {}, "dice": [5, 5, 5, 5, 5], "roll": 3,
+                                            "opponents": [{"sheet": FULL}]})
+    assert r.status_code == 422
+    assert "fewer boxes open" in r.get_json()["errors"]["sheet"][0]
