@@ -168,10 +168,35 @@ def test_the_last_turn_of_the_game_hints_to_win_beside_the_points(phone, advice_
     expect(page.locator("#play-title")).to_have_text("Beto's roll")
     page.locator("#hint-on").click()
     roll(page, [2, 2, 2, 2, 2], served=True)
-    expect(page.locator("#hint")).to_have_text("To win: Ones 0 — 100% · For points: roll all again", timeout=20_000)
+    expect(page.locator("#hint")).to_have_text("To win: scratch Ones — 100% · For points: roll all again", timeout=20_000)
     shot(page, "chances-05-to-win")
     # an ordinary roll: both say the same, and the hint says it once, as ever
     roll(page, [1, 1, 3, 4, 6], served=False)
     page.get_by_role("radio", name="3", exact=True).click()
     expect(page.locator("#hint")).to_have_text(re.compile(r"^Hint: Ones \(expected final total ≈ \d+\.\d\)$"))
+    assert page.errors == []
+
+
+def test_while_the_other_still_plays_the_hint_says_what_wins_beside_what_scores(phone, advice_tables, base_url):
+    """Behind by 45 in the last round with the generala and the four open, nothing on the last throw: the points
+    say scratch the generala, the game says scratch the four (only a generala can catch up)."""
+    game = _api(base_url, "POST", "/api/v1/games", {"variant": "generala", "players": ["Ana", "Beto"],
+                                                    "first_rolls": [1, 6]})  # Beto starts
+    token, url = game["token"], f"/api/v1/games/{game['id']}/turns"
+    ana = [("ones", [1, 1, 1, 2, 3]), ("twos", [2, 2, 2, 1, 3]), ("threes", [3, 3, 3, 1, 2]), ("fours", [4, 4, 4, 1, 2]),
+           ("fives", [5, 5, 5, 1, 2]), ("sixes", [6, 6, 6, 1, 2]), ("straight", [1, 2, 3, 4, 5]), ("full", [2, 2, 3, 3, 3])]
+    beto = [*ana[:4], ("fives", [5, 5, 5, 5, 1]), *ana[5:], ("four", [4, 4, 4, 4, 1])]
+    for k, (box, dice) in enumerate(beto):
+        _api(base_url, "POST", url, {"player": 1, "category": box, "dice": dice}, token)
+        if k < len(ana):
+            _api(base_url, "POST", url, {"player": 0, "category": ana[k][0], "dice": ana[k][1]}, token)
+    page = phone()
+    page.goto(f"/g/{game['id']}#token={token}")
+    expect(page.locator("#play-title")).to_have_text("Ana's roll")
+    page.locator("#hint-on").click()
+    roll(page, [6, 6, 6, 2, 3])
+    page.get_by_role("radio", name="3", exact=True).click()
+    expect(page.locator("#hint")).to_have_text(
+        re.compile(r"^To win: scratch Four of a kind — \d+% · For points: scratch Generala$"), timeout=20_000)
+    shot(page, "chances-06-to-win-while-playing")
     assert page.errors == []

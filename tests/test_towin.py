@@ -92,7 +92,6 @@ def test_advice_with_finished_opponents_names_the_move_that_wins_most_often(clie
     ([{"sheet": {"ones": 7}}], "opponents.0.sheet.ones", 422),
     ([{"sheet": FULL, "bonus": -1}], "opponents.0.bonus", 422),
     ([{"sheet": FULL, "extra": 1}], "opponents.0", 422),
-    ([{"sheet": {"ones": 3}}], None, 501),  # not finished: not worked out yet
 ])
 def test_bad_opponents_are_problems_naming_the_field(client, advice_tables, opponents, field, status):
     r = client.post("/api/v1/advice", json={"variant": "generala", "sheet": {}, "dice": [5, 5, 5, 5, 5], "roll": 3,
@@ -108,3 +107,53 @@ def test_a_sheet_with_too_many_boxes_open_is_refused_clearly(client, advice_tabl
                                             "opponents": [{"sheet": FULL}]})
     assert r.status_code == 422
     assert "fewer boxes open" in r.get_json()["errors"]["sheet"][0]
+
+
+# -- while others still play: this decision for the chance, later ones for points ---------------------------
+
+def test_while_others_play_a_boxs_chance_is_the_games_chance_once_it_is_scored():
+    """Scoring a box ends the turn: what follows is the chances model's game, so the box's chance must be the
+    chance /chances gives the game with that box filled (two roads to one number)."""
+    from anotador.rules import Game
+    from anotador.solver.chances import Outlook, game_chances
+    from anotador.solver.towin import to_win_now
+
+    rules = find_variant("generala").rules()
+    solver, V = solved(rules)
+    outlook = Outlook(solver, V)
+    mine = {"ones": 3, "twos": 6, "threes": 9, "fours": 12, "fives": 15, "sixes": 18, "straight": 20}
+    rival = {"ones": 2, "twos": 8, "threes": 6, "fours": 16, "fives": 20, "sixes": 24, "full": 30}
+    boxes, keeps = to_win_now(solver, V, outlook, mine, 0, [(rival, 0)], count([6, 6, 6, 3, 3]), 3)
+    assert set(boxes) == {"full", "four", "generala"} and keeps == {}
+    for box, points in (("full", 30), ("four", 0), ("generala", 0)):
+        game = Game(rules, 2, 0, [{**mine, box: points}, dict(rival)], [set(), set()], 15)
+        assert boxes[box] == pytest.approx(game_chances(outlook, game)[0].chance, abs=1e-12)
+
+
+def test_behind_with_the_generala_and_the_four_open_the_game_says_keep_the_generala_open(client, advice_tables):
+    """Behind by 45 in the last round with the generala and the four open, nothing on the last throw: the points
+    say scratch the generala (the four is worth more next turn), the game says scratch the four, since only a
+    generala can catch up (the other player, with one turn to go, can still throw theirs)."""
+    mine = {"ones": 3, "twos": 6, "threes": 9, "fours": 12, "fives": 15, "sixes": 18, "straight": 20, "full": 30}
+    rival = {**mine, "four": 40, "fives": 20}  # the generala left to play, 45 ahead
+    r = client.post("/api/v1/advice", json={"variant": "generala", "sheet": mine, "dice": [6, 6, 6, 2, 3], "roll": 3,
+                                            "opponents": [{"sheet": rival}]})
+    assert r.status_code == 200, r.get_json()
+    body = r.get_json()
+    assert body["best"]["category"] == "generala"
+    assert body["to_win"]["method"] == "approximate" and body["to_win"]["category"] == "four"
+    chances = {b["category"]: b["chance"] for b in body["boxes"]}
+    assert chances["four"] > chances["generala"] + 0.02
+    # served, four twos: 45 in the four ties the other player, whose generala is still to come: the game takes it
+    r = client.post("/api/v1/advice", json={"variant": "generala", "sheet": mine, "dice": [2, 2, 2, 2, 5], "roll": 1,
+                                            "opponents": [{"sheet": rival}]})
+    body = r.get_json()
+    assert body["best"] == {"keep": [2, 2, 2, 2], "expected": body["best"]["expected"]}
+    assert body["to_win"]["category"] == "four" and body["to_win"]["chance"] > max(k["chance"] for k in body["keeps"])
+
+
+def test_play_to_win_while_others_play_needs_rules_whose_chances_are_worked_out(client):
+    r = client.post("/api/v1/advice", json={"variant": "yahtzee", "sheet": {}, "dice": [5, 5, 5, 5, 5], "roll": 3,
+                                            "opponents": [{"sheet": {"ones": 3}}]})
+    assert r.status_code in (501, 503), r.get_json()  # 503 while Yahtzee's table is still being built
+    assert r.content_type == "application/problem+json"

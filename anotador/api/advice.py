@@ -16,8 +16,7 @@ from ..advice import tables
 from ..errors import ValidationProblem
 from ..rules import RulesError, Throw
 from ..rules.errors import NoFreeBoxError
-from ..solver.chances import NotExact
-from ..solver.towin import TooMuchToWeigh, to_win
+from ..solver.towin import TooMuchToWeigh, to_win, to_win_now
 from ..schemas import AdviceRequestSchema, FastLoader
 from ..solver.advise import advise, judge_turn
 from .common import client_key, load, resolve_rules, rules_error
@@ -82,14 +81,19 @@ def _play_to_win(body: dict[str, Any], solver, rules, sheet, data, counts, roll:
         raise ValidationProblem({"opponents": [f"{rules.variant.id} fills two boxes a turn: play to win is for "
                                                "one-box variants."]})
     others = _opponents(rules, data["opponents"])
-    if any(len(s) < len(rules.boxes) for s, _ in others):
-        raise NotExact("Play to win is worked out exactly once every other player has finished (their sheets "
-                       "full); not yet before")
-    try:
-        boxes, keeps = to_win(solver, sheet, data.get("bonus", 0), others, counts, roll)
-    except TooMuchToWeigh as exc:
-        raise ValidationProblem({"sheet": [f"Play to win weighs every sheet this one can reach: {exc}. Ask again "
-                                           "with fewer boxes open."]}) from None
+    earned = data.get("bonus", 0)
+    if all(len(s) == len(rules.boxes) for s, _ in others):
+        method = "exact"
+        try:
+            boxes, keeps = to_win(solver, sheet, earned, others, counts, roll)
+        except TooMuchToWeigh as exc:
+            raise ValidationProblem({"sheet": [f"Play to win weighs every sheet this one can reach: {exc}. Ask "
+                                               "again with fewer boxes open."]}) from None
+    else:  # others still play: this decision for the chance, every later one for points (docs/chances.md)
+        method = "approximate"
+        table = tables().get(rules, client_key())
+        outlook = tables().outlook(rules, client_key())
+        boxes, keeps = to_win_now(solver, table.values, outlook, sheet, earned, others, counts, roll)
     for b in body["boxes"]:
         b["chance"] = _round(boxes[b["category"]])
     for k in body.get("keeps", []):
@@ -98,7 +102,7 @@ def _play_to_win(body: dict[str, Any], solver, rules, sheet, data, counts, roll:
     moves = [({"category": b["category"]}, b["chance"], b["expected"] + 1e-9) for b in body["boxes"]] + \
         [({"keep": k["keep"]}, k["chance"], k["expected"]) for k in body.get("keeps", [])]
     move, chance, _ = max(moves, key=lambda m: (m[1], m[2]))
-    body["to_win"] = {**move, "chance": chance, "method": "exact"}
+    body["to_win"] = {**move, "chance": chance, "method": method}
 
 
 def _opponents(rules, sent: Any) -> list[tuple[dict[str, int], int]]:

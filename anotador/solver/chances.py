@@ -39,7 +39,7 @@ Double Cameroon (two boxes a turn) are not yet.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Sequence
+from typing import TYPE_CHECKING, Mapping, Sequence
 
 import numpy as np
 
@@ -122,27 +122,44 @@ def turn_outcomes(solver: Solver, V: np.ndarray, mask: int, u: int, flags: int) 
     # served rolls that win on the spot (the game ends there). Each row is a chance over rolls, then keeps.
     first = np.vstack([d.first, np.where(move.wins, 0.0, d.first)])
     score1 = first * move.stop1
-    roll2 = _kept(first, ~move.stop1, move.keep1, d) @ d.after_keep
-    score2 = roll2 * move.stop2
-    score3 = _kept(roll2, ~move.stop2, move.keep2, d) @ d.after_keep
-    score_plain = score2 + score3
+    score_plain = _from_throw_two(move, _kept(first, ~move.stop1, move.keep1, d) @ d.after_keep, d)
     roles = np.array([b.role in GENERALA_ROLES for b in rules.boxes])
     after = np.concatenate([served.after, plain.after])
     points = np.concatenate([served.points + served.bonus, plain.points + plain.bonus])
     generalas = np.concatenate([roles[served.box] & (served.points > 0), roles[plain.box] & (plain.points > 0)])
-    chance = np.concatenate([score1, score_plain], axis=1)
-    # The same (state after, points, generalas) reached from several rolls: one outcome.
+    found = _aggregate(after, points, generalas, np.concatenate([score1, score_plain], axis=1))
+    return TurnOutcomes(*found[:3], found[3][0], found[3][1], float(d.first[move.wins].sum()))
+
+
+def rest_of_turn(solver: Solver, move: Policy, throw: int, chance: np.ndarray) -> tuple:
+    """The rest of a turn under the policy from throw ``throw`` (2 or 3), ``chance`` of each roll there (one
+    row): ``(after, points, generalas, chance)`` of each outcome, as :class:`TurnOutcomes` has them."""
+    d, plain = solver.turn_dice, move.plain
+    score = _from_throw_two(move, chance[None, :], d) if throw == 2 else chance[None, :]
+    roles = np.array([b.role in GENERALA_ROLES for b in solver.rules.boxes])
+    after, points, generalas, summed = _aggregate(plain.after, plain.points + plain.bonus,
+                                                  roles[plain.box] & (plain.points > 0), score)
+    return after, points, generalas, summed[0]
+
+
+def _from_throw_two(move: Policy, roll2: np.ndarray, d) -> np.ndarray:
+    """The chance of scoring each roll at throw 2 or 3 (not served), from the chance of each roll at throw 2."""
+    return roll2 * move.stop2 + _kept(roll2, ~move.stop2, move.keep2, d) @ d.after_keep
+
+
+def _aggregate(after: np.ndarray, points: np.ndarray, generalas: np.ndarray, chance: np.ndarray) -> tuple:
+    """The same (state after, points, generalas) reached from several rolls: one outcome, its chances summed
+    (rows of ``chance``); outcomes with no chance in the first row left out."""
     code = (after * 2 + generalas) * (int(points.max()) + 1) + points
     codes, inverse = np.unique(code, return_inverse=True)
-    summed = np.zeros((2, len(codes)))
-    for row in range(2):  # np.add.at in roll order: the same sums every run
+    summed = np.zeros((chance.shape[0], len(codes)))
+    for row in range(chance.shape[0]):  # np.add.at in roll order: the same sums every run
         np.add.at(summed[row], inverse, chance[row])
     keep = summed[0] > 0
     one = np.zeros(len(codes), dtype=np.int64)
     one[inverse] = np.arange(len(code))  # a roll that reaches each outcome (all of them alike)
     pick = one[keep]
-    return TurnOutcomes(after[pick], points[pick], generalas[pick].astype(np.int64), summed[0, keep],
-                        summed[1, keep], float(d.first[move.wins].sum()))
+    return after[pick], points[pick], generalas[pick].astype(np.int64), summed[:, keep]
 
 
 def _kept(chance: np.ndarray, thrown: np.ndarray, keep: np.ndarray, d) -> np.ndarray:
@@ -204,6 +221,11 @@ class Outlook:
         """The row of a (checked) sheet's state."""
         return int(self._row[self.space.state_of(sheet)])
 
+    def prospect(self, row: int, base: int, sheet: Mapping[str, int], first: int) -> "Prospect":
+        """A player at this row's state, ``base`` points on the sheet, their next turn numbered ``first``."""
+        generalas = self.rules.generalas(sheet) if self.most_generalas else 0
+        return Prospect(self.finish[row], self.instant[row], base, generalas, first)
+
 
 @dataclass
 class PlayerChance:
@@ -214,6 +236,20 @@ class PlayerChance:
     total: int               # the points on the sheet now
     expected: float          # the expected final total of the sheet played to its end
     percentiles: dict[int, int]  # the final total of the sheet played to its end, at each of PERCENTILES
+
+
+@dataclass
+class Prospect:
+    """One player's future as the combination reads it: the chance of ending ``p`` points and ``g`` generalas above
+    ``base`` and ``generalas`` without ever winning on the spot (``finish[g, p]``), the chance of a first instant
+    win on each turn still to play (``instant[k]``), and the number of their next turn (``first``), counted in any
+    numbering where each player's turns come ``players`` apart."""
+
+    finish: np.ndarray
+    instant: np.ndarray
+    base: int
+    generalas: int
+    first: int
 
 
 def game_chances(outlook: Outlook | None, game: "Game") -> list[PlayerChance]:
@@ -234,42 +270,45 @@ def game_chances(outlook: Outlook | None, game: "Game") -> list[PlayerChance]:
         raise ValueError("a game in play needs its rule set's outlook")
     rows = [outlook.row_of(game.sheets[i]) for i in range(n)]
     base = [sum(game.sheets[i].values()) + game.bonuses[i] for i in range(n)]
-    instant = _instant_wins(outlook, game, rows)
-    shares = _shares(outlook, game, rows, base)
+    found = combine([outlook.prospect(rows[i], base[i], game.sheets[i], _first_turn(game, i)) for i in range(n)],
+                    outlook.G)
     out = []
-    for i in range(n):
+    for i, (instant, share) in enumerate(found):
         sheet = outlook.sheet[rows[i]]
         cdf = np.cumsum(sheet)
         percentiles = {q: base[i] + int(np.searchsorted(cdf, q / 100 - 1e-12)) for q in PERCENTILES}
         expected = base[i] + float(sheet @ np.arange(outlook.P))
-        out.append(PlayerChance(instant[i] + shares[i], instant[i], totals[i], expected, percentiles))
+        out.append(PlayerChance(instant + share, instant, totals[i], expected, percentiles))
     return out
 
 
-def _instant_wins(outlook: Outlook, game: "Game", rows: Sequence[int]) -> list[float]:
+def combine(players: Sequence[Prospect], G: int) -> list[tuple[float, float]]:
+    """Each player's chance to win on the spot first, and their share of the win otherwise (independent players)."""
+    return list(zip(_instant_wins(players), _shares(players, G)))
+
+
+def _instant_wins(players: Sequence[Prospect]) -> list[float]:
     """Each player's chance to be the first in turn order to win on the spot.
 
-    Player ``i``'s ``k``-th turn still to play is the game's turn number
-    :func:`_first_turn` + ``k`` x players; it wins there if it wins on the spot
-    there (having not before) and nobody did on an earlier turn."""
-    n = game.players
-    W = [outlook.instant[r] for r in rows]
-    firsts = [_first_turn(game, i) for i in range(n)]
+    Player ``i``'s ``k``-th turn still to play is turn number ``first`` + ``k``
+    x players; it wins there if it wins on the spot there (having not
+    before) and nobody did on an earlier turn."""
+    n = len(players)
 
     def none_before(j: int, turn: int) -> float:
-        turns_before = max(0, -(-(turn - firsts[j]) // n))  # j's turns numbered below ``turn``
-        return 1.0 - float(W[j][:turns_before].sum())
+        turns_before = max(0, -(-(turn - players[j].first) // n))  # j's turns numbered below ``turn``
+        return 1.0 - float(players[j].instant[:turns_before].sum())
 
     out = []
-    for i in range(n):
+    for i, me in enumerate(players):
         total = 0.0
-        for k in np.flatnonzero(W[i]).tolist():
-            turn = firsts[i] + k * n
+        for k in np.flatnonzero(me.instant).tolist():
+            turn = me.first + k * n
             others = 1.0
             for j in range(n):
                 if j != i:
                     others *= none_before(j, turn)
-            total += float(W[i][k]) * others
+            total += float(me.instant[k]) * others
         out.append(total)
     return out
 
@@ -279,7 +318,7 @@ def _first_turn(game: "Game", player: int) -> int:
     return game.turns + (player - game.start - game.turns) % game.players
 
 
-def _shares(outlook: Outlook, game: "Game", rows: Sequence[int], base: Sequence[int]) -> list[float]:
+def _shares(players: Sequence[Prospect], G: int) -> list[float]:
     """Each player's share of the win on the paths where nobody wins on the spot.
 
     Each player ends on a key (total, then generalas where they break ties);
@@ -288,15 +327,14 @@ def _shares(outlook: Outlook, game: "Game", rows: Sequence[int], base: Sequence[
     ends below and on ``x``, the chance that exactly ``m`` others tie is the
     coefficient of ``z^m`` in the product over ``j`` of ``(L_j + E_j z)``.
     """
-    n, G, P = game.players, outlook.G, outlook.P
-    generalas = [game.rules.generalas(s) if outlook.most_generalas else 0 for s in game.sheets]
-    width = (max(base) + P) * G
+    n = len(players)
+    width = max(p.base + p.finish.shape[1] for p in players) * G
     keys = np.zeros((n, width))
-    for i in range(n):
-        finish = outlook.finish[rows[i]]  # generalas x points
+    for i, me in enumerate(players):
+        P = me.finish.shape[1]
         for gen in range(G):
-            start = base[i] * G + min(generalas[i] + gen, G - 1)
-            keys[i, start:start + P * G:G] += finish[gen]
+            start = me.base * G + min(me.generalas + gen, G - 1)
+            keys[i, start:start + P * G:G] += me.finish[gen]
     below = np.cumsum(keys, axis=1) - keys
     out = []
     for i in range(n):

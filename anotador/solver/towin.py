@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Mapping, NamedTuple, Sequence
 
 import numpy as np
 
-from .chances import GENERALA_ROLES
+from .chances import GENERALA_ROLES, Outlook, Prospect, combine, policy, rest_of_turn
 from .solve import NEG, Solver
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -231,4 +231,55 @@ def to_win(solver: Solver, sheet: Mapping[str, int], earned: int, others: Sequen
         values = chances.keep_chances(roll)
         for k in d.sub_keeps(counts):
             keeps[d.keep_faces[k]] = float(values[k])
+    return boxes, keeps
+
+
+def to_win_now(solver: Solver, V: np.ndarray, outlook: Outlook, sheet: Mapping[str, int], earned: int,
+               others: Sequence[tuple[Mapping[str, int], int]], counts: "Counts", roll: int
+               ) -> tuple[dict[str, float], dict[tuple[int, ...], float]]:
+    """:func:`to_win` while others still play: the chance of winning after each box and each keep, this one
+    decision weighed for the chance, every later one (the player's and the others') the advisor's for points.
+
+    ``others`` play after the player in this order. The rest of this turn after a keep, and every later turn,
+    come from the chances model (:mod:`.chances`): exact given that approximation."""
+    rules, space, d = solver.rules, solver.space, solver.turn_dice
+    mask, rest = divmod(space.state_of(sheet), space.U * space.F)
+    u, flags = divmod(rest, space.F)
+    G = outlook.G
+    base = sum(sheet.values()) + earned
+    mine = rules.generalas(sheet) if outlook.most_generalas else 0
+    rivals = [outlook.prospect(outlook.row_of(dict(o)), sum(o.values()) + b, o, j + 1)
+              for j, (o, b) in enumerate(others)]
+
+    def chance(me: Prospect) -> float:
+        return sum(combine([me, *rivals], G)[0])
+
+    def later(row: int) -> np.ndarray:  # the player's instant wins, from the next turn on
+        return np.concatenate([[0.0], outlook.instant[row][:-1]])
+
+    served = roll == 1 and rules.served_matters
+    score = rules.score_counts(counts, served, sheet)
+    boxes: dict[str, float] = {}
+    got = dict(score.options)
+    for box_id in score.scratch:
+        if served and score.instant_win:
+            boxes[box_id] = 1.0
+            continue
+        b, p = rules.index[box_id], got.get(box_id, 0)
+        row = int(outlook._row[space.close(mask, u, flags, b, p)])
+        gen = int(rules.boxes[b].role in GENERALA_ROLES and p > 0) if outlook.most_generalas else 0
+        boxes[box_id] = chance(Prospect(outlook.finish[row], later(row), base + p + score.bonus, mine + gen, 0))
+    keeps: dict[tuple[int, ...], float] = {}
+    if roll < 3:
+        move = policy(solver, V, mask, u, flags)
+        top = int(solver.rows[False].max()) + 1
+        for k in d.sub_keeps(counts):
+            after, points, gens, chances = rest_of_turn(solver, move, roll + 1, d.after_keep[k])
+            finish = np.zeros((G, outlook.P + top + max(rules.options.yahtzee_bonus or 0, 0)))
+            instant = np.zeros(len(outlook.instant[0]))
+            for a, p, g, c in zip(outlook._row[after].tolist(), points.tolist(), gens.tolist(), chances.tolist()):
+                g = min(g, G - 1) if outlook.most_generalas else 0
+                finish[g:, p:p + outlook.P] += c * outlook.finish[a, :G - g]
+                instant += c * later(a)
+            keeps[d.keep_faces[k]] = chance(Prospect(finish, instant, base, mine, 0))
     return boxes, keeps

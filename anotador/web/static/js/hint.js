@@ -79,7 +79,8 @@ export class Hint {
     if (!res.ok) { line.hidden = true; return; }
     const best = res.data.best;
     const win = res.data.to_win;
-    if (win && !sameMove(win, best)) {  // the points and the game disagree: both, the game's starred
+    // the points and the game disagree by a point of chance or more: both, the game's starred
+    if (win && !sameMove(win, best) && win.chance - chanceOf(best, res.data) >= 0.01) {
       this.keep = win.keep || null;
       line.hidden = false;
       line.textContent = t("hint_two", { win: this.moveName(win, res.data), chance: percent(win.chance),
@@ -108,21 +109,26 @@ export class Hint {
     if (button) button.classList.add("best");
   }
 
-  /** The other players' sheets when every one of them is full (play to win is then exact), else null. */
+  /** The other players' sheets, in the order they play after this one: play to win, exactly once they are all
+   *  full, else as the chances model has it (for the rules whose chances are worked out). Null: points only. */
   opponents() {
     const g = this.game.game;
-    if (g.rules.base === "double-cameroon") return null;
+    if (g.rules.base === "double-cameroon" || g.players.length < 2) return null;
     const me = this.game.who();
-    const others = g.players.filter((_, i) => i !== me);
-    if (!others.length || others.some((p) => Object.values(p.sheet).some((v) => v === null))) return null;
+    const n = g.players.length;
+    const others = Array.from({ length: n - 1 }, (_, k) => g.players[(me + 1 + k) % n]);
+    const finished = others.every((p) => Object.values(p.sheet).every((v) => v !== null));
+    if (!finished && !(this.game.variant && this.game.variant.chances)) return null;
     return others.map((p) => ({ sheet: p.sheet, bonus: (p.bonuses && p.bonuses.yahtzee_bonus) || 0 }));
   }
 
-  /** A move in words: "Fives 25", "keep 6 6", "roll all again". */
+  /** A move in words: "Fives 25", "scratch Four of a kind", "keep 6 6", "roll all again". */
   moveName(move, advice) {
     if (move.keep) return move.keep.length ? t("move_keep", { dice: move.keep.join(" ") }) : t("move_all");
     const box = (advice.boxes || []).find((b) => b.category === move.category);
-    return `${this.game.boxName(move.category)}${box ? ` ${box.points}` : ""}`;
+    const name = this.game.boxName(move.category);
+    if (box && box.points === 0) return t("move_scratch", { box: name });
+    return `${name}${box ? ` ${box.points}` : ""}`;
   }
 
   /** Mark the dice to keep on the tray (as many of each face as the advice keeps). */
@@ -138,9 +144,17 @@ export class Hint {
   }
 }
 
+/** The chance of winning an advice gives a move (its box's or its keep's). */
+function chanceOf(move, advice) {
+  const all = [...(advice.boxes || []), ...(advice.keeps || [])];
+  const found = all.find((x) => sameMove(x, move));
+  return found && found.chance !== undefined ? found.chance : 0;
+}
+
 /** Whether two moves of an advice are the same: the same box, or the same dice kept. */
 function sameMove(a, b) {
-  return a.keep ? Boolean(b.keep) && a.keep.join() === b.keep.join() : a.category === b.category;
+  if (a.keep || b.keep) return Boolean(a.keep && b.keep) && a.keep.join() === b.keep.join();
+  return a.category === b.category;
 }
 
 /** Lines told apart by colour and, past six players, by dashes too. */

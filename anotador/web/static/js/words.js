@@ -2,6 +2,7 @@
 
 export const T = {
   es: {
+    move_scratch: "tachar {box}",
     hint_two: "Para ganar: {win} — {chance} · Para sumar: {points}", move_keep: "guardar {dice}", move_all: "tirar todo de nuevo",
     show_chances: "Mostrar quién va ganando (la probabilidad de ganar de cada uno)", chances_title: "Probabilidad de ganar", chances_meaning: "Si desde cada momento todos jugaran como aconseja el consejo: qué tan seguido ganaría cada uno.", chances_swing: "La jugada que más movió la partida: ronda {round}, {name}: {what}, {before} → {after}.", chances_table: "Turno a turno, como tabla", chances_scratch: "tachó {box}", chances_chart_label: "Probabilidad de ganar de cada jugador, turno a turno", chances_start: "Al empezar", round_n: "Ronda {round}",
     dec_scratch: "Ronda {round}, {name} tachó {box} con {dice}",
@@ -99,6 +100,7 @@ export const T = {
            as_listed: "el primero de la lista", sum: "suma de los dados", absent: "no" },
   },
   en: {
+    move_scratch: "scratch {box}",
     hint_two: "To win: {win} — {chance} · For points: {points}", move_keep: "keep {dice}", move_all: "roll all again",
     show_chances: "Show who is winning (each player's chance to win)", chances_title: "Chance to win", chances_meaning: "If from each moment on everyone played as the hint advises: how often each player would win.", chances_swing: "The turn that moved the game most: round {round}, {name}: {what}, {before} → {after}.", chances_table: "Turn by turn, as a table", chances_scratch: "scratched {box}", chances_chart_label: "Each player's chance to win, turn by turn", chances_start: "At the start", round_n: "Round {round}",
     dec_scratch: "Round {round}, {name} crossed out {box} with {dice}",
@@ -197,6 +199,7 @@ export const T = {
            as_listed: "first listed", sum: "sum of the dice", absent: "no" },
   },
   pt: {
+    move_scratch: "riscar {box}",
     hint_two: "Para vencer: {win} — {chance} · Para somar: {points}", move_keep: "guardar {dice}", move_all: "jogar tudo de novo",
     show_chances: "Mostrar quem está ganhando (a chance de vitória de cada um)", chances_title: "Chance de vencer", chances_meaning: "Se a partir de cada momento todos jogassem como a dica aconselha: com que frequência cada um venceria.", chances_swing: "A jogada que mais mudou a partida: rodada {round}, {name}: {what}, {before} → {after}.", chances_table: "Vez a vez, como tabela", chances_scratch: "riscou {box}", chances_chart_label: "Chance de vencer de cada jogador, vez a vez", chances_start: "No começo", round_n: "Rodada {round}",
     dec_scratch: "Rodada {round}, {name} riscou {box} com {dice}",
@@ -295,6 +298,7 @@ export const T = {
            as_listed: "o primeiro da lista", sum: "soma dos dados", absent: "não" },
   },
   de: {
+    move_scratch: "{box} streichen",
     hint_two: "Zum Sieg: {win} — {chance} · Für Punkte: {points}", move_keep: "{dice} behalten", move_all: "alle neu werfen",
     show_chances: "Zeigen, wer gewinnt (die Gewinnchance jedes Spielers)", chances_title: "Gewinnchance", chances_meaning: "Wenn ab jedem Moment alle so spielten, wie der Tipp rät: wie oft jeder gewinnen würde.", chances_swing: "Der Zug, der das Spiel am stärksten bewegt hat: Runde {round}, {name}: {what}, {before} → {after}.", chances_table: "Zug um Zug, als Tabelle", chances_scratch: "{box} gestrichen", chances_chart_label: "Gewinnchance jedes Spielers, Zug um Zug", chances_start: "Zu Beginn", round_n: "Runde {round}",
     dec_scratch: "Runde {round}: {name} strich {box} mit {dice}",
@@ -395,6 +399,7 @@ export const T = {
            as_listed: "wer zuerst steht", sum: "Summe der Würfel", absent: "nein" },
   },
   sv: {
+    move_scratch: "stryk {box}",
     hint_two: "För att vinna: {win} — {chance} · För poäng: {points}", move_keep: "behåll {dice}", move_all: "slå om alla",
     show_chances: "Visa vem som leder (varje spelares chans att vinna)", chances_title: "Chans att vinna", chances_meaning: "Om alla från varje ögonblick spelade som tipset råder: hur ofta var och en skulle vinna.", chances_swing: "Turen som ändrade spelet mest: omgång {round}, {name}: {what}, {before} → {after}.", chances_table: "Tur för tur, som tabell", chances_scratch: "strök {box}", chances_chart_label: "Varje spelares chans att vinna, tur för tur", chances_start: "I början", round_n: "Omgång {round}",
     dec_scratch: "Runda {round}: {name} strök {box} med {dice}",
