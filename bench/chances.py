@@ -7,7 +7,10 @@
    (and a twelve-player) game: milliseconds per call, median of passes with
    the spread and p99, and as a ratio to one warm ``advise`` call measured
    in the same run (target: six-player generala under 20 ms).
-3. ``--games N``: ten fixed positions (2, 3 and 6 players; early, middle,
+3. Play to win: the exact answer (every other sheet full) with 1 to 4 boxes
+   open, and the approximate one (others still to play), milliseconds per
+   request beside one advise call.
+4. ``--games N``: ten fixed positions (2, 3 and 6 players; early, middle,
    late), each against a seeded simulation of N games played through advice
    and the rules engine (tests/chances_sim.py); prints each player's exact
    chance, the simulated one, and the difference in standard errors.
@@ -33,6 +36,7 @@ from anotador.rules.boxes import count  # noqa: E402
 from anotador.solver import Solver  # noqa: E402
 from anotador.solver.advise import advise  # noqa: E402
 from anotador.solver.chances import Outlook, game_chances  # noqa: E402
+from anotador.solver.towin import to_win, to_win_now  # noqa: E402
 from tests.chances_sim import Player, play_turn, simulate  # noqa: E402
 
 EXACT = ("generala", "generala-doble", "generala-wiki", "general-pr", "yacht")
@@ -93,6 +97,26 @@ def speeds(made: dict) -> None:
                       f"{statistics.median(medians) / floor:.1f}x advise ({floor:.3f} ms)")
 
 
+def play_to_win(made: dict) -> None:
+    print("play to win, ms per request: median of passes (min-max), p99; ratio to one advise call")
+    for variant in ("generala", "generala-doble"):
+        solver, V, outlook = made[variant]
+        ids = [b.id for b in solver.rules.boxes]
+        full = {b: 0 for b in ids}
+        floor = statistics.median(timed(lambda: advise(solver, V, {"ones": 3}, count([3, 3, 3, 5, 6]), 1))[0])
+        for open_boxes in (1, 2, 3, 4):
+            sheet = {b: 0 for b in ids[open_boxes:]}
+            medians, p99 = timed(lambda: to_win(solver, sheet, 0, [(full, 0)], count([1, 1, 3, 4, 6]), 2),
+                                 passes=3, per_pass=3)
+            print(f"  {variant:15} exact, {open_boxes} open  {spread(medians)} ms, p99 {p99:.1f} ms, "
+                  f"{statistics.median(medians) / floor:.0f}x advise")
+        mine, rival = {b: 0 for b in ids[:5]}, {b: 0 for b in ids[:4]}
+        medians, p99 = timed(lambda: to_win_now(solver, V, outlook, mine, 0, [(rival, 0)] * 5, count([1, 1, 3, 4, 6]),
+                                                2), passes=5, per_pass=5)
+        print(f"  {variant:15} approximate, 6 players, a keep to choose  {spread(medians)} ms, p99 {p99:.1f} ms, "
+              f"{statistics.median(medians) / floor:.0f}x advise")
+
+
 #: Ten fixed positions: (variant, seat that started, turns played by the advisor from the start, players, seed).
 POSITIONS = [("generala", 0, 2, 2, 1), ("generala", 1, 9, 2, 2), ("generala", 0, 16, 2, 3),
              ("generala", 0, 3, 3, 4), ("generala", 2, 15, 3, 5), ("generala", 1, 25, 3, 6),
@@ -128,6 +152,7 @@ def main() -> None:
     args = parser.parse_args()
     made = builds(args.rounds)
     speeds(made)
+    play_to_win(made)
     if args.games:
         against_simulation(made, args.games)
 
