@@ -334,3 +334,5 @@ class FilledSheetQuerySchema(Schema):
 
     size = fields.String(load_default="a4")
     lang = fields.String(load_default="es")
+    chances = fields.Boolean(load_default=False, truthy={"true", "1"}, falsy={"false", "0"},
+                             metadata={"description": "Draw each player's chance to win, turn by turn, under the sheet."})

@@ -174,3 +174,33 @@ def test_a_roll_off_settles_the_last_entry(new_game, advice_tables):
     h = body["history"]
     assert h[-2]["chances"] == [0.5, 0.5]  # after the last turn: tied, the roll-off to come
     assert h[-1]["roll_off"] is True and h[-1]["chances"] == [0, 1]
+
+
+# -- on paper: the chart under a filled sheet ----------------------------------------------------------
+
+def test_a_filled_sheet_can_carry_the_chances_turn_by_turn(new_game, advice_tables):
+    from .test_printing_scripts import pdftotext
+
+    names = ["Ana", "Beto", "Абу Бакр", "محمد الفارسي", "李小龍", "Zoë 🎲"]
+    table = new_game("generala", names)
+    rng = random.Random(6)
+    for _ in range(14):
+        advised_turn(table, advice_tables, rng)
+    plain = table.client.get(table.url("/sheet.pdf?lang=en"))
+    drawn = table.client.get(table.url("/sheet.pdf?lang=en&chances=true"))
+    assert plain.status_code == drawn.status_code == 200 and drawn.content_type == "application/pdf"
+    assert plain.headers["ETag"] != drawn.headers["ETag"]
+    assert "Chance to win, turn by turn" not in pdftotext(plain.data)
+    text = pdftotext(drawn.data)
+    assert "Chance to win, turn by turn" in text and "turn 14" in text
+    for name in ("Ana", "Beto", "Абу Бакр", "李小龍"):  # the key names everyone (the sheet's header does too)
+        assert text.count(name) >= 2, name
+    again = table.client.get(table.url("/sheet.pdf?lang=en&chances=true"), headers={"If-None-Match": drawn.headers["ETag"]})
+    assert again.status_code == 304
+
+
+def test_the_chart_is_refused_for_rules_whose_chances_are_not_worked_out(new_game, advice_tables):
+    table = new_game("double-cameroon", ["Ana", "Beto"])
+    r = table.client.get(table.url("/sheet.pdf?chances=true"))
+    assert r.status_code == 501 and r.content_type == "application/problem+json"
+    assert table.client.get(table.url("/sheet.pdf?chances=nope")).status_code == 422

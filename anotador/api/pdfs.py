@@ -18,7 +18,9 @@ from ..errors import ValidationProblem, flatten
 from ..printing import blank_sheet, check_fits, check_options, filled_sheet
 from ..rules import RuleSet, find_variant
 from ..schemas import FilledSheetQuerySchema, SheetQuerySchema, SheetRequestSchema
-from .common import load, resolve_rules
+from ..advice import tables
+from .chances import history as chances_history
+from .common import client_key, load, resolve_rules
 
 bp = Blueprint("pdfs", __name__)
 
@@ -91,8 +93,14 @@ def house_sheet():
 def game_sheet(game_id: str):
     """A game's record: its points, scratches, totals, winner and date."""
     opts = query(_filled)
+    with_chances = opts.pop("chances")
     check_options(players=1, names=[], games=1, **opts)
     game = sheets.get(game_id)
+    history = None
+    if with_chances:  # worked out before the ETag is answered: a table being built is a 503, as for /chances
+        state = sheets.state_of(game)
+        outlook = tables().outlook(state.rules, client_key(), game=True)
+        history = [x["chances"] for x in chances_history(game, state, outlook)]
 
     def make() -> bytes:
         state = sheets.state_of(game)
@@ -101,6 +109,8 @@ def game_sheet(game_id: str):
             state.rules, names=[p.name for p in game.players], sheets=state.sheets,
             scratched=[sorted(s) for s in state.scratched], totals=state.totals(), winners=list(game.winners),
             reason=game.reason, date=when, bonuses=state.bonuses, size=opts["size"], lang=opts["lang"],
+            chances=history,
         )
 
-    return pdf(make, [game.id, game.version, opts], f"{game.id}_{opts['size']}_{opts['lang']}.pdf", None)
+    key = [game.id, game.version, opts] + ([True] if with_chances else [])
+    return pdf(make, key, f"{game.id}_{opts['size']}_{opts['lang']}.pdf", None)

@@ -13,6 +13,9 @@ from . import fonts
 from .layout import (LANGS, MAX_GAMES, MAX_PLAYERS, SIZES, Layout, Line, Rect, SheetOptionError, check_fits,
                      check_options,
                      fit, layout)
+from reportlab.lib.units import mm
+
+from .chart import CHART_H, chances_chart
 from .render import render
 from .words import REASONS, UI, sheet_rows
 
@@ -30,10 +33,12 @@ def blank_sheet(rules: RuleSet, *, players: int = 6, names: Sequence[str] = (), 
 
 def filled_sheet(rules: RuleSet, *, names: Sequence[str], sheets: Sequence[dict], scratched: Sequence[Sequence[str]],
                  totals: Sequence[int], winners: Sequence[int], reason: str | None, date: str,
-                 bonuses: Sequence[int] | None = None, size: str = "a4", lang: str = "es") -> bytes:
+                 bonuses: Sequence[int] | None = None, size: str = "a4", lang: str = "es",
+                 chances: Sequence[Sequence[float]] | None = None) -> bytes:
     """A game's record: recorded points, scratches crossed, subtotals and bonuses, totals, the winner.
 
-    ``bonuses``: each player's points from bonuses of rolls (further Yahtzees).
+    ``bonuses``: each player's points from bonuses of rolls (further Yahtzees). ``chances``: each player's
+    chance to win before the first turn and after each turn, drawn small under the sheet (:mod:`.chart`).
     """
     subtitle = [f"{UI['date'][lang]}: {date}"]
     if winners:
@@ -44,8 +49,10 @@ def filled_sheet(rules: RuleSet, *, names: Sequence[str], sheets: Sequence[dict]
             why = WORDS["big_general"][lang]
         subtitle.append(f"{word}: {who} ({why})" if why else f"{word}: {who}")
     page = layout(rules, players=len(names), names=list(names), games=1, size=size, lang=lang,
-                  subtitle=subtitle)
+                  subtitle=subtitle, reserve=CHART_H + 2 * mm if chances else 0.0)
     fill(page, rules, sheets, scratched, totals, winners, bonuses or [0] * len(names), lang)
+    if chances:
+        chances_chart(page, names, chances, lang)
     return render(page, f"{rules.variant.names[lang]} · {date}", lang)
 
 

@@ -72,6 +72,7 @@ class Line:
     y2: float
     width: float = 0.5
     color: tuple[float, float, float] = (0.25, 0.25, 0.25)
+    dash: tuple[float, ...] = ()  # on, off, ... in points; () is solid
 
 
 @dataclass(frozen=True)
@@ -264,13 +265,13 @@ class _Plan:
 
 
 def _plan(rules: RuleSet, players: int, games: int, size: str, lang: str, label_ideal: float,
-          legend_lines: int) -> _Plan:
+          legend_lines: int, reserve: float = 0.0) -> _Plan:
     """Choose orientation and blocks per row that give the roomiest cells."""
     rows = len(sheet_rows(rules, lang)) + 1
     plans = []
     for upright, page in ((True, SIZES[size]), (False, landscape(SIZES[size]))):
         avail_w = page[0] - 2 * MARGIN
-        avail_h = page[1] - 2 * MARGIN - TITLE_H - legend_lines * LEGEND_SIZE * 1.3 - 3 * mm
+        avail_h = page[1] - 2 * MARGIN - TITLE_H - legend_lines * LEGEND_SIZE * 1.3 - 3 * mm - reserve
         for per_row in range(1, games + 1):
             block_rows = math.ceil(games / per_row)
             game_h = GAME_H if per_row > 1 else 0  # stacked games are named in the corner cell
@@ -296,7 +297,7 @@ def _plan(rules: RuleSet, players: int, games: int, size: str, lang: str, label_
 CELL_MIN_W, CELL_MIN_H = 25.0, 14.0  # 8.8 mm x 4.9 mm
 
 
-def _fitting_plan(rules: RuleSet, players: int, games: int, size: str, lang: str):
+def _fitting_plan(rules: RuleSet, players: int, games: int, size: str, lang: str, reserve: float = 0.0):
     """The page plan for these options, or SheetOptionError if no plan leaves room to write."""
     fonts.register()
     lines = sheet_rows(rules, lang)
@@ -305,7 +306,7 @@ def _fitting_plan(rules: RuleSet, players: int, games: int, size: str, lang: str
     label_ideal = min(name_w + value_w, 80 * mm)
     page_guess = SIZES[size][0] - 2 * MARGIN
     legend_lines = len(_legend_texts(rules, lang, page_guess))
-    plan = _plan(rules, players, games, size, lang, label_ideal, legend_lines)
+    plan = _plan(rules, players, games, size, lang, label_ideal, legend_lines, reserve)
     if plan.col < CELL_MIN_W - 0.01 or plan.row < CELL_MIN_H - 0.01:
         # A long sheet (Yahtzee's 16 lines) for many players and games does not fit one page.
         raise SheetOptionError(
@@ -321,10 +322,11 @@ def check_fits(rules: RuleSet, players: int, games: int, size: str, lang: str) -
 
 def layout(rules: RuleSet, *, players: int = 6, names: list[str] | tuple[str, ...] = (), games: int = 1,
            size: str = "a4", lang: str = "es", title: str | None = None,
-           subtitle: list[str] | tuple[str, ...] = ()) -> Layout:
-    """Lay out a sheet for ``rules``: boxes in sheet order, a column per player."""
+           subtitle: list[str] | tuple[str, ...] = (), reserve: float = 0.0) -> Layout:
+    """Lay out a sheet for ``rules``: boxes in sheet order, a column per player; ``reserve`` points of the page
+    left free at the bottom (a chart's)."""
     names = check_options(players, names, games, size, lang)
-    plan, lines, name_w, value_w = _fitting_plan(rules, players, games, size, lang)
+    plan, lines, name_w, value_w = _fitting_plan(rules, players, games, size, lang, reserve)
     n_rows = len(lines) + 1
     width, height = plan.page
     out = Layout(width, height)

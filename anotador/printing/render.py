@@ -30,7 +30,11 @@ def render(layout: Layout, title: str, lang: str) -> bytes:
     for ln in layout.lines:
         c.setStrokeColorRGB(*ln.color)
         c.setLineWidth(ln.width)
+        if ln.dash:  # set only where asked, so a sheet without dashes is the same bytes as ever
+            c.setDash(list(ln.dash), 0)
         c.line(ln.x1, ln.y1, ln.x2, ln.y2)
+        if ln.dash:
+            c.setDash([], 0)
     for t in layout.texts:
         draw_text(c, t)
     c.showPage()
