@@ -201,8 +201,8 @@ class Tables:
             return found
         why = exact_for(rules)
         if why is not None:
-            raise NotExact("Chances are worked out exactly for one-box rule sets without section bonuses (the "
-                           f"Generala family and Yacht); not yet here: {why}")
+            raise NotExact("Chances are worked out exactly for rule sets without section bonuses (the Generala "
+                           f"family, Yacht and Double Cameroon); not yet here: {why}")
         table = self.get(rules, client, game)
         with self.outlook_lock:  # one at a time: a second request for the same rules waits for the first's
             found = self.outlooks.get(key)

@@ -89,12 +89,12 @@ def test_twelve_players_with_names_in_every_script(new_game, advice_tables):
 
 
 def test_rule_sets_not_worked_out_exactly_answer_501_with_a_problem(new_game, advice_tables):
-    table = new_game("double-cameroon", ["Ana", "Beto"])
+    table = new_game("yahtzee", ["Ana", "Beto"])
     r = table.client.get(table.url("/chances"))
     assert r.status_code == 501
     assert r.content_type == "application/problem+json"
     problem = r.get_json()
-    assert problem["type"].endswith("chances-not-exact") and "double-cameroon" in problem["detail"]
+    assert problem["type"].endswith("chances-not-exact") and "yahtzee" in problem["detail"]
 
 
 def test_an_unknown_game_is_a_404(api):
@@ -200,7 +200,19 @@ def test_a_filled_sheet_can_carry_the_chances_turn_by_turn(new_game, advice_tabl
 
 
 def test_the_chart_is_refused_for_rules_whose_chances_are_not_worked_out(new_game, advice_tables):
-    table = new_game("double-cameroon", ["Ana", "Beto"])
+    table = new_game("yahtzee", ["Ana", "Beto"])
     r = table.client.get(table.url("/sheet.pdf?chances=true"))
     assert r.status_code == 501 and r.content_type == "application/problem+json"
     assert table.client.get(table.url("/sheet.pdf?chances=nope")).status_code == 422
+
+
+def test_double_cameroon_splits_ten_dice_and_its_chances_are_exact_too(new_game, advice_tables):
+    table = new_game("double-cameroon", ["Ana", "Beto", "Caro"])
+    table.turn(0, dice=[1, 2, 3, 4, 5, 2, 3, 4, 5, 6], boxes=[
+        {"category": "little_cameroon", "dice": [1, 2, 3, 4, 5]}, {"category": "big_cameroon", "dice": [2, 3, 4, 5, 6]}])
+    body = table.client.get(table.url("/chances")).get_json()
+    assert body["method"] == "exact" and sum(p["chance"] for p in body["players"]) == pytest.approx(1, abs=1e-5)
+    ana = body["players"][0]
+    assert ana["total"] == 51 and ana["chance"] > body["players"][1]["chance"]
+    assert body["players"][1]["expected_final"] == pytest.approx(float(advice_tables["double-cameroon"][1][0]),
+                                                                 abs=1e-6)

@@ -30,10 +30,10 @@ what is still to come:
 Every sum is in a fixed order, so the tables are the same on every run. A
 game's chances then combine its players, who play independently
 (:func:`game_chances`): exact, no sampling. That needs the whole state of a
-sheet to be its closed boxes (and whether a generala holds points): one box
-a turn, no section bonus, no bonus of rolls (:func:`exact_for`). The
-Generala family and Yacht are; the Yahtzee family (the upper bonus) and
-Double Cameroon (two boxes a turn) are not yet.
+sheet to be its closed boxes (and whether a generala holds points): no
+section bonus, no bonus of rolls (:func:`exact_for`). The Generala family,
+Yacht and Double Cameroon (two boxes a turn, its splits the advisor's) are;
+the Yahtzee family (the upper bonus) is not yet.
 """
 
 from __future__ import annotations
@@ -61,8 +61,6 @@ class NotExact(Exception):
 
 def exact_for(rules: "RuleSet") -> str | None:
     """Why this rule set's chances are not exact here, or None when they are."""
-    if rules.boxes_per_turn != 1:
-        return f"{rules.variant.id} fills {rules.boxes_per_turn} boxes a turn"
     if rules.bonuses:
         return f"{rules.variant.id} has a section bonus (its sheets' state holds each subtotal)"
     if rules.options.yahtzee_bonus:
@@ -100,8 +98,11 @@ def policy(solver: Solver, V: np.ndarray, mask: int, u: int, flags: int) -> Poli
     """The advisor's move for every roll at every throw of one state's turn."""
     rules, d = solver.rules, solver.turn_dice
     turn = solver.turn(V, np.array([mask]), np.array([u]), np.array([flags]))
-    plain = solver.choose_one(V, mask, u, flags, False)
-    served = solver.choose_one(V, mask, u, flags, True) if rules.served_matters else plain
+    if rules.boxes_per_turn == 2:
+        plain = served = solver.choose_two(V, mask)
+    else:
+        plain = solver.choose_one(V, mask, u, flags, False)
+        served = solver.choose_one(V, mask, u, flags, True) if rules.served_matters else plain
     keep1, value1 = d.best_keep(turn.keep1[0])
     keep2, value2 = d.best_keep(turn.keep2[0])
     wins = np.zeros(len(d.rolls), dtype=bool)
@@ -122,11 +123,11 @@ def turn_outcomes(solver: Solver, V: np.ndarray, mask: int, u: int, flags: int) 
     # served rolls that win on the spot (the game ends there). Each row is a chance over rolls, then keeps.
     first = np.vstack([d.first, np.where(move.wins, 0.0, d.first)])
     score1 = first * move.stop1
-    score_plain = _from_throw_two(move, _kept(first, ~move.stop1, move.keep1, d) @ d.after_keep, d)
+    score_plain = _from_throw_two(move, d.throw_rest(_kept(first, ~move.stop1, move.keep1, d)), d)
     roles = np.array([b.role in GENERALA_ROLES for b in rules.boxes])
     after = np.concatenate([served.after, plain.after])
     points = np.concatenate([served.points + served.bonus, plain.points + plain.bonus])
-    generalas = np.concatenate([roles[served.box] & (served.points > 0), roles[plain.box] & (plain.points > 0)])
+    generalas = np.concatenate([_filled(roles, served), _filled(roles, plain)])
     found = _aggregate(after, points, generalas, np.concatenate([score1, score_plain], axis=1))
     return TurnOutcomes(*found[:3], found[3][0], found[3][1], float(d.first[move.wins].sum()))
 
@@ -138,13 +139,21 @@ def rest_of_turn(solver: Solver, move: Policy, throw: int, chance: np.ndarray) -
     score = _from_throw_two(move, chance[None, :], d) if throw == 2 else chance[None, :]
     roles = np.array([b.role in GENERALA_ROLES for b in solver.rules.boxes])
     after, points, generalas, summed = _aggregate(plain.after, plain.points + plain.bonus,
-                                                  roles[plain.box] & (plain.points > 0), score)
+                                                  _filled(roles, plain), score)
     return after, points, generalas, summed[0]
 
 
 def _from_throw_two(move: Policy, roll2: np.ndarray, d) -> np.ndarray:
     """The chance of scoring each roll at throw 2 or 3 (not served), from the chance of each roll at throw 2."""
-    return roll2 * move.stop2 + _kept(roll2, ~move.stop2, move.keep2, d) @ d.after_keep
+    return roll2 * move.stop2 + d.throw_rest(_kept(roll2, ~move.stop2, move.keep2, d))
+
+
+def _filled(roles: np.ndarray, chosen: Chosen) -> np.ndarray:
+    """For each roll, whether its box is a generala line that takes points (none in a two-box turn: Double
+    Cameroon has no generala)."""
+    if chosen.box.ndim > 1:
+        return np.zeros(len(chosen.points), dtype=bool)
+    return roles[chosen.box] & (chosen.points > 0)
 
 
 def _aggregate(after: np.ndarray, points: np.ndarray, generalas: np.ndarray, chance: np.ndarray) -> tuple:
@@ -188,10 +197,12 @@ class Outlook:
         self.most_generalas = rules.options.tie_break == "most_generalas"
         self.G = 1 + sum(b.role in GENERALA_ROLES for b in rules.boxes) if self.most_generalas else 1
         self.P = sum(max(space.possible[b]) for b in range(space.nb)) + 1  # every remaining total, 0 to the most
-        levels = [space.states(closed) for closed in range(space.nb + 1)]
+        step = rules.boxes_per_turn
+        # the sheets a game reaches: a multiple of the boxes a turn fills closed
+        levels = {closed: space.states(closed) for closed in range(space.nb % step, space.nb + 1, step)}
         self._row = np.full(space.size, -1, dtype=np.int64)
         count = 0
-        for mask, u, flags in levels:
+        for mask, u, flags in levels.values():
             self._row[space.index(mask, u, flags)] = np.arange(count, count + len(mask))
             count += len(mask)
         self.sheet = np.zeros((count, self.P))
@@ -199,7 +210,7 @@ class Outlook:
         self.instant = np.zeros((count, space.nb + 1))
         full = self._row[space.index(*levels[space.nb])]
         self.sheet[full, 0] = self.finish[full, 0, 0] = 1.0
-        for closed in range(space.nb - 1, -1, -1):
+        for closed in range(space.nb - step, -1, -step):
             for mask, u, flags in zip(*(a.tolist() for a in levels[closed])):
                 self._solve(solver, V, mask, u, flags)
 

@@ -212,14 +212,48 @@ class Dice:
     def best_keep(self, keep_values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """One state's keep values (keeps) → for every roll, the keep advice names first and its value.
 
-        The best value, and among keeps worth exactly that, the first by :attr:`keep_rank`. Five dice or
-        fewer (a ten-dice roll's keeps are weighed by :meth:`best_within_by_roll`, values only)."""
-        if self.within is None:
-            raise NotImplementedError("the best keep by name, for more than five dice")
-        values = keep_values[self.within]  # sub-keeps x rolls
-        best = values.max(axis=0)
-        ranks = np.where(values == best, self.keep_rank[self.within], len(self.keeps))
-        return self.within[ranks.argmin(axis=0), np.arange(len(self.rolls))], best
+        The best value, and among keeps worth exactly that, the first by :attr:`keep_rank`: for five dice
+        at once over each roll's sub-keeps, for ten along the lattice (as :meth:`best_within_by_roll`)."""
+        if self.within is not None:
+            values = keep_values[self.within]  # sub-keeps x rolls
+            best = values.max(axis=0)
+            ranks = np.where(values == best, self.keep_rank[self.within], len(self.keeps))
+            return self.within[ranks.argmin(axis=0), np.arange(len(self.rolls))], best
+        value, index, rank = keep_values.astype(float), np.arange(len(self.keeps)), self.keep_rank
+
+        def level(sets, kids, with_child, v, i, skip_first=False):
+            for j, m in enumerate(with_child):
+                if skip_first and j == 0:
+                    continue
+                cv, ci = value[kids[:m, j]], index[kids[:m, j]]
+                better = (cv > v[:m]) | ((cv == v[:m]) & (rank[ci] < rank[i[:m]]))
+                v[:m] = np.where(better, cv, v[:m])
+                i[:m] = np.where(better, ci, i[:m])
+            return v, i
+
+        for sets, kids, with_child in self.keep_children:  # smallest first: a keep's children are final already
+            value[sets], index[sets] = level(sets, kids, with_child, value[sets], index[sets])
+        (sets, kids, with_child), = self.roll_children
+        v, i = level(sets, kids, with_child, value[kids[:, 0]].copy(), index[kids[:, 0]].copy(), skip_first=True)
+        best, keep = np.empty(len(self.rolls)), np.empty(len(self.rolls), dtype=np.int64)
+        best[sets], keep[sets] = v, i
+        return keep, best
+
+    def throw_rest(self, keep_chance: np.ndarray) -> np.ndarray:
+        """The chance of each keep (rows x keeps) → the chance of each roll once the rest are thrown (rows x
+        rolls). Ten dice a die at a time along the lattice (a keep's dice and one more face, each 1 in 6: the
+        same as throwing them together), where a keeps x rolls matrix would take 120 MB."""
+        if self.n <= 5:
+            return keep_chance @ self.after_keep
+        mass = keep_chance.copy()
+        out = np.zeros((keep_chance.shape[0], len(self.rolls)))
+        for size in range(self.n):
+            keeps, up = self.up[size]
+            share = mass[:, keeps] / FACES
+            target = out if size == self.n - 1 else mass
+            for f in range(FACES):
+                np.add.at(target, (slice(None), up[:, f]), share)
+        return out
 
     def sub_keeps(self, roll: tuple[int, ...]) -> list[int]:
         """Every distinct proper sub-multiset of a roll, as keep indices (worked out once per roll)."""

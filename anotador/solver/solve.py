@@ -341,6 +341,34 @@ class Solver:
             out[lo:lo + SPLITS] = np.maximum.reduceat(M.reshape(len(m), -1)[:, order], starts, axis=1)
         return out
 
+    def choose_two(self, V: np.ndarray, mask: int) -> Chosen:
+        """For one state, where each ten-dice roll goes if split now: the best pair of boxes and groups, from the
+        same sums as :meth:`now_two` (the first split worth the most, in the order :attr:`pairs` lists them)."""
+        nb, rolls = self.space.nb, len(self.turn_dice.rolls)
+        P = self.rows[False]
+        order, starts = self.pairs
+        free = (mask >> np.arange(nb)) & 1 == 0
+        W = V[self.space.index(mask | self._pair_bits, 0, 0)]
+        W[~(free[:, None] & free[None, :] & self._apart)] = NEG
+        every = P[:, None, :] + W[None, :, :]  # g, b1, b2
+        Q, second = every.max(axis=2), every.argmax(axis=2)
+        M = np.full((len(P), len(P)), NEG)
+        first = np.zeros(M.shape, dtype=np.int64)
+        for b1 in np.flatnonzero(free):
+            here = P[:, None, b1] + Q[None, :, b1]
+            better = here > M
+            M[better], first[better] = here[better], b1
+        flat = M.ravel()[order]
+        best = np.maximum.reduceat(flat, starts)
+        hit = np.flatnonzero(flat == np.repeat(best, np.diff(np.append(starts, len(flat)))))
+        pick = order[hit[np.searchsorted(hit, starts)]]  # each roll's first split worth its best
+        g1, g2 = np.divmod(pick, len(P))
+        b1 = first[g1, g2]
+        b2 = second[g2, b1]
+        points = (P[g1, b1] + P[g2, b2]).astype(np.int64)
+        return Chosen(np.stack([b1, b2], axis=1), points, np.zeros(rolls, dtype=np.int64),
+                      mask | (1 << b1) | (1 << b2))
+
     # -- the whole table --------------------------------------------------------
 
     def build(self, turns: int | None = None, progress: Callable[[int], None] | None = None) -> np.ndarray:
