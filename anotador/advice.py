@@ -78,8 +78,11 @@ class Table(NamedTuple):
     values: np.ndarray
 
 
-#: Outlooks (who is winning) each worker keeps: a rule set's is a few MB and takes about a second to make.
+#: Outlooks (who is winning) each worker keeps: a rule set's is a few MB and takes seconds to make.
 OUTLOOKS_KEPT = 8
+#: About how long an outlook takes to make, by dice a turn (bench/chances.py: 0.7-3 s for five, 6 s for ten, on
+#: one core): what a request that finds none is told to wait, with retry_after's margin.
+OUTLOOK_SECONDS = {5: 3.0, 10: 8.0}
 
 
 class Spawned(NamedTuple):
@@ -118,6 +121,7 @@ class Tables:
         self._builtin: dict[str, RuleSet] | None = None
         self.outlooks: LRU[str, Outlook] = LRU(OUTLOOKS_KEPT)
         self.outlook_lock = threading.Lock()
+        self.outlook_builds: dict[str, float] = {}  # key → when its thread started
 
     @property
     def builtin(self) -> dict[str, RuleSet]:
@@ -192,9 +196,12 @@ class Tables:
         raise TableBuilding(retry_after(self._estimate(rules)))
 
     def outlook(self, rules: RuleSet, client: str | None = None, game: bool = False) -> Outlook:
-        """Who is winning, for these rules (:mod:`anotador.solver.chances`): made from the table (:meth:`get`,
-        so :class:`TableBuilding` while it is built), once per worker, one at a time; raises
-        :class:`~anotador.solver.chances.NotExact` for rules it cannot yet do exactly."""
+        """Who is winning, for these rules (:mod:`anotador.solver.chances`), made from the table (:meth:`get`).
+
+        Made once per worker, by a thread of its own and one at a time, never by a request: the request that
+        finds none gets :class:`TableBuilding` (a 503 with Retry-After), as for a table. Double Cameroon's
+        takes seconds, and a request holding its database connection that long would be cut by the guard.
+        Raises :class:`~anotador.solver.chances.NotExact` for rules it cannot yet do exactly."""
         key = key_of(rules)
         found = self.outlooks.get(key)
         if found is not None:
@@ -204,12 +211,26 @@ class Tables:
             raise NotExact("Chances are worked out exactly for rule sets without section bonuses (the Generala "
                            f"family, Yacht and Double Cameroon); not yet here: {why}")
         table = self.get(rules, client, game)
-        with self.outlook_lock:  # one at a time: a second request for the same rules waits for the first's
-            found = self.outlooks.get(key)
-            if found is None:
-                found = Outlook(table.solver, table.values)
-                self.outlooks.put(key, found)
-        return found
+        with self.outlook_lock:
+            started = self.outlook_builds.get(key)
+            if started is None and self.outlooks.get(key) is None:
+                started = self.outlook_builds[key] = time.monotonic()
+                threading.Thread(target=self._make_outlook, args=(key, table), daemon=True,
+                                 name=f"outlook {rules.variant.id}").start()
+        found = self.outlooks.get(key)
+        if found is not None:
+            return found
+        took = OUTLOOK_SECONDS.get(rules.dice, max(OUTLOOK_SECONDS.values()))
+        raise TableBuilding(retry_after(max(0.5, took - (time.monotonic() - (started or time.monotonic())))))
+
+    def _make_outlook(self, key: str, table: "Table") -> None:
+        try:
+            self.outlooks.put(key, Outlook(table.solver, table.values))
+        except Exception:  # pragma: no cover - logged; the next request starts it again
+            log.exception("making the chances' outlook %s failed", key)
+        finally:
+            with self.outlook_lock:
+                self.outlook_builds.pop(key, None)
 
     def build_now(self, rules: RuleSet, wait: float = 600) -> Table:
         """Build the table here and now (the command line, tests); wait for another process building it."""

@@ -24,8 +24,8 @@ function chanceBar(chance) {
   const bar = el("span", { class: "bar" });
   bar.style.setProperty("--p", `${((chance || 0) * 100).toFixed(1)}%`);
   // not known yet (null): an empty bar and a blank as tall as a number
-  return el("span", { class: "chance", "aria-hidden": "true", dataset: { pct: chance === null ? "\u00a0" : percent(chance) } },
-    bar);
+  return el("span", { class: "chance", "aria-hidden": "true" }, bar,
+    el("span", { class: "pct", dataset: { pct: chance === null ? "\u00a0" : percent(chance) } }));
 }
 
 /**
