@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import re
+import time
 
 import pytest
 import yaml
@@ -130,6 +131,10 @@ def table(tmp_path_factory, advice_tables):
         r = client.post(f"/api/v1/games/{game['id']}/turns", headers=auth,
                         json={"player": player, "category": category, "scratch": True})
         assert r.status_code == 201
+    # the chances of these rules, made by a thread of the app's own: wait for them, as a client would
+    deadline = time.monotonic() + 60
+    while client.get(f"/api/v1/games/{game['id']}/chances").status_code == 503 and time.monotonic() < deadline:
+        time.sleep(0.2)
     yield client, game["id"], auth
     dispose(app)
 
