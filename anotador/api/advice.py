@@ -67,7 +67,7 @@ def advice():
     body["best"] = {**found.best, "expected": _round(found.best["expected"])}
     body["instant_win"] = found.instant_win
     if "opponents" in data:
-        _play_to_win(body, table.solver, rules, sheet, data, counts, roll)
+        _play_to_win(body, table, rules, sheet, data, counts, roll)
     return jsonify(body)
 
 
@@ -75,7 +75,7 @@ def advice():
 MAX_OPPONENTS = 11
 
 
-def _play_to_win(body: dict[str, Any], solver, rules, sheet, data, counts, roll: int) -> None:
+def _play_to_win(body: dict[str, Any], table, rules, sheet, data, counts, roll: int) -> None:
     """Each option's chance of winning beside its expected total, and the move that plays to win (``to_win``)."""
     if rules.boxes_per_turn > 1:
         raise ValidationProblem({"opponents": [f"{rules.variant.id} fills two boxes a turn: play to win is for "
@@ -85,15 +85,14 @@ def _play_to_win(body: dict[str, Any], solver, rules, sheet, data, counts, roll:
     if all(len(s) == len(rules.boxes) for s, _ in others):
         method = "exact"
         try:
-            boxes, keeps = to_win(solver, sheet, earned, others, counts, roll)
+            boxes, keeps = to_win(table.solver, sheet, earned, others, counts, roll)
         except TooMuchToWeigh as exc:
             raise ValidationProblem({"sheet": [f"Play to win weighs every sheet this one can reach: {exc}. Ask "
                                                "again with fewer boxes open."]}) from None
     else:  # others still play: this decision for the chance, every later one for points (docs/chances.md)
         method = "approximate"
-        table = tables().get(rules, client_key())
         outlook = tables().outlook(rules, client_key())
-        boxes, keeps = to_win_now(solver, table.values, outlook, sheet, earned, others, counts, roll)
+        boxes, keeps = to_win_now(table.solver, table.values, outlook, sheet, earned, others, counts, roll)
     for b in body["boxes"]:
         b["chance"] = _round(boxes[b["category"]])
     for k in body.get("keeps", []):

@@ -40,8 +40,7 @@ class Position:
         self.solver, self.V, self.sheet = solver, V, sheet
         space = solver.space
         self.state = space.state_of(sheet)
-        self.mask, rest = divmod(self.state, space.U * space.F)
-        self.u, self.flags = divmod(rest, space.F)
+        self.mask, self.u, self.flags = space.parts(self.state)
         self.points = sum(sheet.values()) + earned
         self._turn: Turn | None = None
 

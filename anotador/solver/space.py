@@ -45,6 +45,12 @@ class Space:
     def index(self, mask, u, flags):
         return (mask * self.U + u) * self.F + flags
 
+    def parts(self, state: int) -> tuple[int, int, int]:
+        """A state's (mask, subtotals, flags): :meth:`index` undone."""
+        mask, rest = divmod(int(state), self.U * self.F)
+        u, flags = divmod(rest, self.F)
+        return mask, u, flags
+
     def close(self, mask, u, flags, box: int, points):
         """The state after ``box`` takes ``points`` (numpy arrays broadcast together)."""
         for i, (boxes, threshold, _) in enumerate(self.sections):

@@ -107,7 +107,7 @@ class ToWin:
         while frontier:
             nxt = []
             for state in frontier:
-                mask, u, flags = self._parts(state)
+                mask, u, flags = self.space.parts(state)
                 for b in range(space.nb):
                     if mask >> b & 1:
                         continue
@@ -117,13 +117,7 @@ class ToWin:
                             seen.add(after)
                             nxt.append(after)
             frontier = nxt
-        return sorted(seen, key=lambda s: -bin(self._parts(s)[0]).count("1"))
-
-    def _parts(self, state: int) -> tuple[int, int, int]:
-        space = self.space
-        mask, rest = divmod(state, space.U * space.F)
-        u, flags = divmod(rest, space.F)
-        return mask, u, flags
+        return sorted(seen, key=lambda s: -bin(self.space.parts(s)[0]).count("1"))
 
     def _shift(self, state: int, points: int, generala: int) -> np.ndarray:
         """The value of ``state`` after a box that adds ``points`` (and ``generala``), as a vector over the
@@ -141,7 +135,7 @@ class ToWin:
         return out.ravel()
 
     def _value(self, state: int) -> np.ndarray:
-        mask, u, flags = self._parts(state)
+        mask, u, flags = self.space.parts(state)
         space = self.space
         if mask == (1 << space.nb) - 1:
             totals = np.arange(self.T)[None, :] + float(space.bonus(np.array([u]))[0])
@@ -153,7 +147,7 @@ class ToWin:
     def now(self, state: int, served: bool) -> np.ndarray:
         """For each roll (rows) and each total and generalas held (columns), the best chance of scoring it now."""
         solver, space, rules = self.solver, self.space, self.rules
-        mask, u, flags = self._parts(state)
+        mask, u, flags = self.space.parts(state)
         d = solver.turn_dice
         out = np.full((len(d.rolls), self.G * self.T), NEG)
         for b in range(space.nb):
@@ -200,7 +194,7 @@ class ToWin:
     def box_chances(self, counts: "Counts", served: bool, sheet: Mapping[str, int]) -> dict[str, float]:
         """Each box these dice may go in now: the chance of winning after it (1 for a roll that wins on the spot)."""
         rules, space = self.rules, self.space
-        mask, u, flags = self._parts(self.start)
+        mask, u, flags = self.space.parts(self.start)
         score = rules.score_counts(counts, served, sheet)
         if served and score.instant_win:
             return {box_id: 1.0 for box_id in score.scratch}
@@ -243,8 +237,7 @@ def to_win_now(solver: Solver, V: np.ndarray, outlook: Outlook, sheet: Mapping[s
     ``others`` play after the player in this order. The rest of this turn after a keep, and every later turn,
     come from the chances model (:mod:`.chances`): exact given that approximation."""
     rules, space, d = solver.rules, solver.space, solver.turn_dice
-    mask, rest = divmod(space.state_of(sheet), space.U * space.F)
-    u, flags = divmod(rest, space.F)
+    mask, u, flags = space.parts(space.state_of(sheet))
     G = outlook.G
     base = sum(sheet.values()) + earned
     mine = rules.generalas(sheet) if outlook.most_generalas else 0
