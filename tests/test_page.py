@@ -114,6 +114,37 @@ def test_an_instant_win_is_announced_before_the_tap_and_asked_once(phone):
     assert page.errors == []
 
 
+def test_options_drawn_before_served_was_ticked_cannot_be_taken_until_scored_again(phone):
+    """A quick thumb: 4-4-4-4-4, "served", Generala at once. The Generala first drawn was for a roll not
+    served; until the served roll is scored it cannot be tapped, so the instant win is still asked."""
+    page = phone()
+    start_game(page, ["Ana", "Beto"])
+    held = []
+
+    def hold_served(route):
+        if route.request.post_data_json.get("served"):
+            held.append(route)  # answered later, as a slow connection would
+        else:
+            route.continue_()
+
+    page.route("**/api/v1/score", hold_served)
+    roll(page, [4, 4, 4, 4, 4])
+    stale = option(page, "Generala", 50)
+    expect(stale).to_be_enabled()
+    page.locator("#served").click()
+    expect(page.locator("#options")).to_have_attribute("aria-busy", "true")
+    expect(stale).to_be_disabled()
+    assert len(held) == 1
+    held[0].continue_()
+    page.unroute("**/api/v1/score")
+    choose(page, "Generala", 50)  # the served roll's own option, once drawn
+    expect(page.locator("#confirm-title")).to_have_text("Does Ana win?")
+    confirm(page)
+    expect(page.locator("#winner")).to_have_text("Ana wins! (served generala)")
+    expect(page.locator("#options")).not_to_have_attribute("aria-busy", "true")
+    assert page.errors == []
+
+
 def test_the_big_general_is_named_by_its_variant(phone):
     page = phone()
     start_game(page, ["Ana", "Beto"], variant="general-pr", first_rolls=[2, 5])

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import json
 import re
+import time
+import urllib.request
 
 import pytest
 
@@ -120,6 +122,49 @@ def test_a_lost_answer_is_retried_with_its_key_and_not_recorded_twice(phone):
     expect(cell(page, 0, "straight")).to_have_text("20", timeout=10000)
     expect(page.locator("#turn-line")).to_have_text("Beto's turn · round 1 of 10")
     assert calls["n"] == 2 and len(api_turns(page, game)["turns"]) == 1
+
+
+def test_a_poll_answered_after_our_own_turn_neither_undoes_it_nor_clears_the_next_roll(phone, base_url):
+    """A slow connection: this phone's poll brings another phone's correction, but only after this phone has
+    recorded Beto's turn. The game it brings is older than the one shown: the page keeps the newer, and Ana's
+    roll entered meanwhile stays on the pad."""
+    page = phone()
+    game = start_game(page, ["Ana", "Beto"])
+    token = page.evaluate("JSON.parse(localStorage.getItem('anotador.games'))[0].token")
+    roll(page, [2, 3, 4, 5, 5])
+    choose(page, "Fives", 10)
+    expect(page.locator("#pending")).to_be_hidden(timeout=10_000)
+    held = []
+
+    def hold_one_poll(route):
+        if route.request.method == "GET" and not held:
+            held.append(route)  # answered later, as a slow connection would
+        else:
+            route.continue_()
+
+    page.route(f"**/api/v1/games/{game}", hold_one_poll)
+    deadline = time.monotonic() + 10
+    while not held and time.monotonic() < deadline:
+        page.wait_for_timeout(100)  # the next poll is due within a second
+    assert held, "no poll was sent"
+    fix = urllib.request.Request(f"{base_url}/api/v1/games/{game}/turns/1", method="PATCH",
+                                 data=json.dumps({"category": "twos"}).encode(),
+                                 headers={"Content-Type": "application/json", "Authorization": f"Bearer {token}"})
+    urllib.request.urlopen(fix, timeout=10).close()  # another phone: Ana's 2-3-4-5-5 goes in the twos
+    route, stale = held[0], held[0].fetch()  # the poll reaches the server now: it brings the correction...
+    roll(page, [6, 6, 6, 1, 2])
+    choose(page, "Sixes", 18)  # ...but this phone records Beto's turn first
+    expect(page.locator("#pending")).to_be_hidden(timeout=10_000)
+    roll(page, [4, 4, 4, 4, 4], served=True)  # and Ana's next roll is entered
+    route.fulfill(response=stale)  # then the old answer lands
+    page.unroute(f"**/api/v1/games/{game}")
+    page.wait_for_timeout(1500)  # a poll or two more
+    expect(cell(page, 1, "sixes")).to_have_text("18")
+    expect(cell(page, 0, "twos")).to_have_text("2")  # the correction, brought by a later poll
+    expect(page.locator("#play-title")).to_have_text("Ana's roll")
+    expect(page.locator("#tray button.die")).to_have_count(5)
+    expect(page.locator("#served")).to_be_checked()
+    assert page.errors == []
 
 
 def test_a_turn_recorded_meanwhile_by_another_phone_is_shown_not_forced(phone):

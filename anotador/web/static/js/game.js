@@ -135,6 +135,10 @@ export class GameView {
 
   setGame(game, etag) {
     const before = this.game;
+    // A poll sent before our own turn can be answered after it: that game is older than the one we hold
+    // (every write adds one to the version), and drawing it would undo the turn on screen and clear the
+    // next player's half-entered roll.
+    if (before && before.id === game.id && game.version < before.version) return;
     this.game = game;
     if (etag) this.etag = etag;
     if (before && before.id === game.id && game.version > before.version) this.noteCorrections(before, game);

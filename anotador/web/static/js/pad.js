@@ -251,6 +251,10 @@ export class Pad {
     else if (n > 5) body.limit = 100;
     const key = JSON.stringify(body);
     if (!this.result || this.result.key !== key) {
+      // The buttons drawn are for the roll as it was (before "served" was ticked, say): until this one is
+      // scored they cannot be taken, or a tap would skip what the new answer says (an instant win).
+      box.setAttribute("aria-busy", "true");
+      for (const b of box.querySelectorAll("button.option")) b.disabled = true;
       const res = await call("POST", "/api/v1/score", { body });
       if (seq !== this.seq) return; // a newer roll is being scored
       if (res.status === 0) {
@@ -266,9 +270,11 @@ export class Pad {
 
   drawOptions() {
     const box = $("#options");
+    box.removeAttribute("aria-busy");
     // the same answer drawn again (a poll, a turn acknowledged meanwhile) leaves the buttons alone
     if (unchanged(box, JSON.stringify([this.result.key, this.result.res ? this.result.res.status : 0, this.showAll,
                                        lang(), this.game.who(), this.picked]))) {
+      for (const b of box.querySelectorAll("button.option")) b.disabled = false;  // good for this roll after all
       this.hint.update();
       return;
     }
