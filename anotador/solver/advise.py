@@ -97,7 +97,11 @@ class Position:
     def keeps(self, counts: "Counts", roll: int, limit: int | None = None) -> list[dict[str, Any]]:
         """Every distinct proper keep of this roll (rolls 1 and 2), with the expected final total; best first."""
         d = self.solver.turn_dice
-        values = (self.turn.keep1 if roll == 1 else self.turn.keep2)[0]
+        if self._turn is not None:
+            values = (self._turn.keep1 if roll == 1 else self._turn.keep2)[0]
+        else:  # the stages that lead to this throw's keeps, not the whole turn
+            one = np.array([self.mask], dtype=np.int64)
+            values = self.solver.keeps_at(self.V, one, np.array([self.u]), np.array([self.flags]), roll)[0]
         out = [{"keep": list(d.keep_faces[k]), "expected": self.points + float(values[k])}
                for k in d.sub_keeps(counts)]
         # a tie (the same value to the bit, as keeping 3-3-3-5 or 3-3-3-6 often is): more dice, then lower faces

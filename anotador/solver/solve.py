@@ -273,17 +273,27 @@ class Solver:
         a batch's stages are its buffers: only ``value`` outlives the next batch."""
         if len(mask) > 1:
             return self._turn_by_roll(V, mask, u, flags, scratch)
-        if self.pairs is not None:
-            plain = served = self.now_two(V, mask)
-        else:
-            plain = self.now(V, mask, u, flags, False)
-            served = self.now(V, mask, u, flags, True) if self.rules.served_matters else plain
+        plain = self._plain(V, mask, u, flags)
+        served = self.now(V, mask, u, flags, True) if self.pairs is None and self.rules.served_matters else plain
         d = self.turn_dice
         keep2 = d.expect(plain)
         roll2 = np.maximum(plain, d.best_within(keep2))
         keep1 = d.expect(roll2)
         roll1 = np.maximum(served, d.best_within(keep1))
         return Turn(plain, served, keep2, roll2, keep1, roll1, roll1 @ d.first)
+
+    def keeps_at(self, V: np.ndarray, mask, u, flags, throw: int) -> np.ndarray:
+        """One state's keeps at throw ``throw`` (1 or 2): only the stages of :meth:`turn` that lead there, the
+        same steps so the same numbers to the bit. Advice for a throw needs no more: throw 2's keeps read the
+        last throw alone, and no keep reads what a served roll scores now."""
+        plain = self._plain(V, mask, u, flags)
+        d = self.turn_dice
+        keep2 = d.expect(plain)
+        return keep2 if throw == 2 else d.expect(np.maximum(plain, d.best_within(keep2)))
+
+    def _plain(self, V: np.ndarray, mask, u, flags) -> np.ndarray:
+        """One state's rolls scored now, not served (throws 2 and 3): one box, or two for ten dice."""
+        return self.now_two(V, mask) if self.pairs is not None else self.now(V, mask, u, flags, False)
 
     def _turn_by_roll(self, V: np.ndarray, mask, u, flags, scratch: Scratch | None = None) -> Turn:
         """:meth:`turn` for a batch of states, every stage as items x states (see
