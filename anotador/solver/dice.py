@@ -96,6 +96,7 @@ class Dice:
         self.up = {}
         for size in range(n):
             keeps = [i for i, k in enumerate(self.keeps) if sum(k) == size]
+            assert keeps == list(range(keeps[0], keeps[-1] + 1))  # a run: expect_by_keep sums each level in place
             bigger = self.roll_index if size == n - 1 else self.keep_index
             self.up[size] = (np.array(keeps), np.array(
                 [[bigger[self.keeps[k][:f] + (self.keeps[k][f] + 1,) + self.keeps[k][f + 1:]] for f in range(FACES)]
@@ -161,13 +162,12 @@ class Dice:
         for size in range(self.n - 1, -1, -1):
             keeps, up = self.up[size]
             source = values if size == self.n - 1 else out
-            level = Scratch.array(scratch, "level", (len(keeps), n))
+            level = out[keeps[0]:keeps[-1] + 1]  # the keeps of one size are a run (smallest first): summed in place
             child = Scratch.array(scratch, "child", (len(keeps), n))
             np.take(source, up[:, 0], axis=0, out=level)
             for f in range(1, FACES):
                 np.add(level, np.take(source, up[:, f], axis=0, out=child), out=level)
             np.divide(level, FACES, out=level)
-            out[keeps] = level
         return out
 
     def best_within_by_roll(self, keep_values: np.ndarray, scratch: "Scratch | None" = None) -> np.ndarray:

@@ -139,8 +139,9 @@ class Solver:
             after[:, closed] = NEG  # the box is taken in these states (their index is some other state's)
             if after.shape[0] == 1:  # the box touches no section and no flag: one next state
                 np.add(after, rows[:, b, None], out=each)
-            else:
-                np.add(np.take(after, inv, axis=0, out=each), rows[:, b, None], out=each)
+            else:  # the points added once per distinct value, not once per roll: the same sums
+                np.add(after, vals[:, None], out=after)
+                np.take(after, inv, axis=0, out=each)
             np.maximum(out, each, out=out)
         if len(self.special):
             out[self.special] = self._special(V, mask, u, flags, served).T
