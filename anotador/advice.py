@@ -121,7 +121,7 @@ class Tables:
         self._builtin: dict[str, RuleSet] | None = None
         self.outlooks: LRU[str, Outlook] = LRU(OUTLOOKS_KEPT)
         self.outlook_lock = threading.Lock()
-        self.outlook_builds: dict[str, float] = {}  # key → when its thread started
+        self.outlook_builds: dict[str, float] = {}  # key → when it should be made (monotonic): one at a time
 
     @property
     def builtin(self) -> dict[str, RuleSet]:
@@ -211,17 +211,22 @@ class Tables:
             raise NotExact("Chances are worked out exactly for rule sets without section bonuses (the Generala "
                            f"family, Yacht and Double Cameroon); not yet here: {why}")
         table = self.get(rules, client, game)
+        took = OUTLOOK_SECONDS.get(rules.dice, max(OUTLOOK_SECONDS.values()))
         with self.outlook_lock:
-            started = self.outlook_builds.get(key)
-            if started is None and self.outlooks.get(key) is None:
-                started = self.outlook_builds[key] = time.monotonic()
+            making = self.outlook_builds.get(key)
+            if making is None and self.outlooks.get(key) is None:
+                if self.outlook_builds:
+                    # Another rule set's is being made: one at a time, or a client polling the games of many
+                    # rule sets would have as many threads fighting the requests for this worker's CPU.
+                    ahead = max(0.5, max(self.outlook_builds.values()) - time.monotonic())
+                    raise TableBuilding(retry_after(ahead + took))
+                making = self.outlook_builds[key] = time.monotonic() + took
                 threading.Thread(target=self._make_outlook, args=(key, table), daemon=True,
                                  name=f"outlook {rules.variant.id}").start()
         found = self.outlooks.get(key)
         if found is not None:
             return found
-        took = OUTLOOK_SECONDS.get(rules.dice, max(OUTLOOK_SECONDS.values()))
-        raise TableBuilding(retry_after(max(0.5, took - (time.monotonic() - (started or time.monotonic())))))
+        raise TableBuilding(retry_after(max(0.5, (making or 0) - time.monotonic())))
 
     def _make_outlook(self, key: str, table: "Table") -> None:
         try:

@@ -288,3 +288,49 @@ def test_the_folder_remembers_how_builds_went_the_slower_at_once(tmp_path):
     store.record_rate(folder, "5d1b", 110_000, startup_seconds=4.0, compute_seconds=2.0)  # slower: at once
     assert store.startup(folder) == 4.0 and store.rate(folder, "5d1b") == 55_000
     assert store.rate(folder, "10d2b") == store.DEFAULT_RATES["10d2b"]  # each kind its own
+
+
+def test_chances_outlooks_are_made_one_at_a_time_and_the_next_is_told_to_wait_for_both(advice_tables, monkeypatch):
+    """A client polling the games of many rule sets gets one outlook thread at a time in a worker, not one each;
+    the second rule set's 503 waits for the first's outlook and its own."""
+    import threading
+
+    import anotador.advice as advice
+    from anotador.advice import OUTLOOK_SECONDS, TableBuilding, Tables
+
+    from .conftest import SOLVER_DIR
+
+    release, made = threading.Event(), []
+
+    class Slow:  # the real outlook, made only once the test lets it
+        def __init__(self, solver, values):
+            release.wait(60)
+            made.append(solver.rules.variant.id)
+
+    monkeypatch.setattr(advice, "Outlook", Slow)
+    store = Tables(SOLVER_DIR, ahead=False)
+    generala, cameroon = (find_variant(v).rules() for v in ("generala", "double-cameroon"))
+    outlooks = lambda: [t for t in threading.enumerate() if t.name.startswith("outlook ")]  # noqa: E731
+    try:
+        with pytest.raises(TableBuilding) as first:
+            store.outlook(generala, game=True)
+        with pytest.raises(TableBuilding) as second:
+            store.outlook(cameroon, game=True)
+        assert [t.name for t in outlooks()] == ["outlook generala"]
+        assert second.value.retry_after >= first.value.retry_after + OUTLOOK_SECONDS[10] - 1
+        with pytest.raises(TableBuilding):
+            store.outlook(generala, game=True)  # asked again: still the one thread
+        assert len(outlooks()) == 1
+    finally:
+        release.set()
+    _until(lambda: not outlooks())
+    assert made == ["generala"] and isinstance(store.outlook(generala, game=True), Slow)
+
+    def cameroon_made():  # its turn now: started by the next request, made at once (released)
+        try:
+            return isinstance(store.outlook(cameroon, game=True), Slow)
+        except TableBuilding:
+            return False
+
+    _until(cameroon_made)
+    assert made == ["generala", "double-cameroon"]
