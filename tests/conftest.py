@@ -132,8 +132,13 @@ def points_of(result) -> dict[str, int]:
 
 
 def pytest_collection_modifyitems(items):
-    """The modules with slow tests first, each kept whole: scripts/test hands whole modules to its workers
-    (``--dist loadfile``), so the longest start at once and the rest fill in around them."""
+    """Every test that drives the browser is marked ``browser`` (CI runs those on one Python only: the page is
+    the same JavaScript on each, and the server it talks to is tested on each without it). Then the modules
+    with slow tests first, each kept whole: scripts/test hands whole modules to its workers (``--dist
+    loadfile``), so the longest start at once and the rest fill in around them."""
+    for item in items:
+        if "browser" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.browser)
     slow = {item.path for item in items if item.get_closest_marker("slow")}
     items.sort(key=lambda item: item.path not in slow)
 
