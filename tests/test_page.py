@@ -134,6 +134,10 @@ def test_options_drawn_before_served_was_ticked_cannot_be_taken_until_scored_aga
     page.locator("#served").click()
     expect(page.locator("#options")).to_have_attribute("aria-busy", "true")
     expect(stale).to_be_disabled()
+    for _ in range(100):  # the held request reaches the handler when Playwright next looks
+        if held:
+            break
+        page.wait_for_timeout(50)
     assert len(held) == 1
     held[0].continue_()
     page.unroute("**/api/v1/score")
