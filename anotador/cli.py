@@ -26,6 +26,8 @@ PRINTABLE_PLAYERS = 6
 UNTOUCHED_DEFAULT = "30d"
 #: Finished games are kept this long by default.
 FINISHED_DEFAULT = "180d"
+#: A table of regulars nobody opens nor plays at for two years goes, with its games.
+TABLES_DEFAULT = "730d"
 _UNITS = {"m": "minutes", "h": "hours", "d": "days", "w": "weeks"}
 
 
@@ -100,15 +102,19 @@ def init_app(app: Flask) -> None:
                   help="Delete finished games last changed longer ago than this (180d, 12h, 2w).")
     @click.option("--untouched-before", "untouched", default=UNTOUCHED_DEFAULT, show_default=True,
                   help="Delete unfinished games nobody has touched for this long.")
+    @click.option("--tables-unseen-before", "tables", default=TABLES_DEFAULT, show_default=True,
+                  help="Delete tables of regulars (with their games) nobody has opened or played at for this long.")
     @click.option("--dry-run", is_flag=True, help="Count what would go; delete nothing.")
-    def purge(finished: str, untouched: str, dry_run: bool) -> None:
-        """Delete old games with everything under them (players, turns, corrections)."""
+    def purge(finished: str, untouched: str, tables: str, dry_run: bool) -> None:
+        """Delete old games with everything under them (players, turns, corrections); a table's games stay
+        while the table does."""
         from . import sheets
 
-        counts = sheets.purge(age(finished), age(untouched), dry_run=dry_run)
+        counts = sheets.purge(age(finished), age(untouched), dry_run=dry_run, mesa_age=age(tables))
         verb = "would delete" if dry_run else "deleted"
-        click.echo(f"purge: {verb} {counts['finished']} finished game(s) older than {finished} and "
-                   f"{counts['abandoned']} unfinished game(s) untouched for {untouched}.")
+        click.echo(f"purge: {verb} {counts['finished']} finished game(s) older than {finished}, "
+                   f"{counts['abandoned']} unfinished game(s) untouched for {untouched} and "
+                   f"{counts['tables']} table(s) unseen for {tables} (with their games).")
 
     @app.cli.command("backup")
     @click.argument("target", type=click.Path(dir_okay=False, path_type=Path))

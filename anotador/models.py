@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from datetime import datetime, timezone
 
-from sqlalchemy import JSON, Boolean, DateTime, ForeignKey, Index, Integer, String, Text, UniqueConstraint
+from sqlalchemy import JSON, Boolean, DateTime, Float, ForeignKey, Index, Integer, String, Text, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
 from .extensions import db
@@ -29,6 +29,8 @@ class GameRow(db.Model):
         # "games this address created in the last minute", and purging by age
         Index("ix_games_creator_created_at", "creator", "created_at"),
         Index("ix_games_updated_at", "updated_at"),
+        # a table's history, newest first, a page at a time
+        Index("ix_games_mesa_created", "mesa_id", "created_at", "id"),
     )
 
     id: Mapped[str] = mapped_column(String(32), primary_key=True)
@@ -45,10 +47,99 @@ class GameRow(db.Model):
     #: Who created it, as a keyed hash of the client address (never the
     #: address itself): only for the per-address rate limit.
     creator: Mapped[str | None] = mapped_column(String(32), nullable=True)
+    #: The table of regulars (:class:`MesaRow`) it belongs to, if any: deleting the table deletes its games.
+    mesa_id: Mapped[str | None] = mapped_column(ForeignKey("mesas.id", ondelete="CASCADE"), nullable=True)
 
     players: Mapped[list["PlayerRow"]] = relationship(
         order_by="PlayerRow.seat", cascade="all, delete-orphan", passive_deletes=True
     )
+
+
+class MesaRow(db.Model):
+    """A table of regulars ("mesa"): a group's games, its players across them, its standings.
+
+    Called a mesa in the code: "table" already names the advisor's tables
+    and the database's. Its version changes with every change of what its
+    reads show (a game joining, finishing or corrected, a player renamed or
+    merged): their ETag.
+    """
+
+    __tablename__ = "mesas"
+
+    id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    token_hash: Mapped[str] = mapped_column(String(64))
+    name: Mapped[str] = mapped_column(String(160))
+    #: The IANA zone its games' dates are told in (a Sunday game at 22:00 in Buenos Aires is on Sunday).
+    timezone: Mapped[str] = mapped_column(String(64), default="UTC")
+    version: Mapped[int] = mapped_column(Integer, default=1)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    #: Last time anyone read or wrote it (a day's precision): retention counts from here.
+    seen_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow, index=True)
+    creator: Mapped[str | None] = mapped_column(String(32), nullable=True)
+
+
+class MesaPlayerRow(db.Model):
+    """One regular of a table, across its games."""
+
+    __tablename__ = "mesa_players"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    mesa_id: Mapped[str] = mapped_column(ForeignKey("mesas.id", ondelete="CASCADE"), index=True)
+    name: Mapped[str] = mapped_column(String(160))
+
+
+class MesaAliasRow(db.Model):
+    """A name (folded as games fold them) that stands for one regular: their own, and any merged into them."""
+
+    __tablename__ = "mesa_aliases"
+    __table_args__ = (UniqueConstraint("mesa_id", "name_key"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    # Indexed by the unique constraint that begins with it.
+    mesa_id: Mapped[str] = mapped_column(ForeignKey("mesas.id", ondelete="CASCADE"))
+    name_key: Mapped[str] = mapped_column(String(160))
+    name: Mapped[str] = mapped_column(String(160))
+    player_id: Mapped[int] = mapped_column(ForeignKey("mesa_players.id", ondelete="CASCADE"), index=True)
+
+
+class ResultRow(db.Model):
+    """One seat of one finished game of a table, as its standings count it.
+
+    Written by the write that finishes the game (or corrects, undoes or
+    rolls off after it), in that write's transaction, and deleted when the
+    game is no longer finished: the standings are sums over these rows, and
+    always equal a count made again from the games.
+    """
+
+    __tablename__ = "mesa_results"
+    __table_args__ = (
+        UniqueConstraint("game_id", "seat"),
+        Index("ix_mesa_results_mesa_day", "mesa_id", "played_on"),
+    )
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    mesa_id: Mapped[str] = mapped_column(ForeignKey("mesas.id", ondelete="CASCADE"))
+    game_id: Mapped[str] = mapped_column(ForeignKey("games.id", ondelete="CASCADE"))
+    seat: Mapped[int] = mapped_column(Integer)
+    player_id: Mapped[int] = mapped_column(ForeignKey("mesa_players.id", ondelete="CASCADE"), index=True)
+    variant: Mapped[str] = mapped_column(String(32))
+    #: The rule set, as the advisor names it (a digest of the rules): "same rules" across games.
+    rules_key: Mapped[str] = mapped_column(String(64))
+    #: The day the game began, in the table's zone (YYYY-MM-DD): date ranges and the chart by month.
+    played_on: Mapped[str] = mapped_column(String(10))
+    total: Mapped[int] = mapped_column(Integer)
+    #: 1 for a win, 1/n for a win shared by n (a draw, a tie shared), 0 otherwise.
+    share: Mapped[float] = mapped_column(Float)
+    won: Mapped[bool] = mapped_column(Boolean)
+    shared: Mapped[bool] = mapped_column(Boolean)
+    instant: Mapped[bool] = mapped_column(Boolean)
+    generalas: Mapped[int] = mapped_column(Integer)
+    scratches: Mapped[int] = mapped_column(Integer)
+    #: The advisor's judgement, where it could judge the game (its table was built): points lost to
+    #: decisions against the best, and luck. NULL otherwise.
+    lost: Mapped[float | None] = mapped_column(Float, nullable=True)
+    luck: Mapped[float | None] = mapped_column(Float, nullable=True)
 
 
 class PlayerRow(db.Model):

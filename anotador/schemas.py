@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from marshmallow import RAISE, Schema, ValidationError, fields, missing, validate
+from marshmallow import RAISE, Schema, ValidationError, fields, missing, validate, validates_schema
 from marshmallow.decorators import POST_LOAD, PRE_LOAD, VALIDATES, VALIDATES_SCHEMA
 
 from .adapters import schema_hooks
@@ -261,6 +261,8 @@ class GameCreateSchema(Schema):
     rules = JSONObject()
     players = JSONArray(required=True)
     first_rolls = JSONArray()
+    #: A table of regulars to start it at (its write token in Authorization).
+    table = fields.String(allow_none=True, validate=validate.Length(min=1, max=32))
 
 
 
@@ -301,6 +303,56 @@ class RollOffSchema(Schema):
 
     player = fields.Integer(strict=True, required=True)
     dice = JSONArray(required=True)
+
+
+# -- tables of regulars ----------------------------------------------------------
+
+
+class TableCreateSchema(Schema):
+    """``POST /api/v1/tables``: a name, and the time zone its days are told in."""
+
+    name = fields.Raw(required=True)
+    timezone = fields.Raw(load_default="UTC")
+
+
+class StandingsQuerySchema(Schema):
+    """Query of ``GET /api/v1/tables/{id}``: ``?variant=generala&since=2026-01-01&until=2026-12-31``."""
+
+    variant = fields.String(validate=validate.Length(min=1, max=32))
+    rules = fields.String(validate=validate.Regexp(r"^[0-9a-f]{16}$", error="A rule set's digest: 16 hex digits."))
+    since = fields.Date()
+    until = fields.Date()
+
+    @validates_schema
+    def _ordered(self, data, **kwargs):
+        if data.get("since") and data.get("until") and data["since"] > data["until"]:
+            raise ValidationError("until comes before since.", "until")
+
+
+class HistoryQuerySchema(Schema):
+    """Query of ``GET /api/v1/tables/{id}/games``: ``?limit=20&cursor=...``."""
+
+    limit = fields.Integer(load_default=20, validate=validate.Range(1, 100))
+    cursor = fields.String(validate=validate.Length(min=1, max=200))
+
+
+class TableGameSchema(Schema):
+    """``POST /api/v1/tables/{id}/games``: a game to add, with its own write token."""
+
+    game = fields.String(required=True, validate=validate.Length(min=1, max=32))
+    token = fields.String(required=True, validate=validate.Length(min=1, max=200))
+
+
+class RenameSchema(Schema):
+    """``PATCH /api/v1/tables/{id}/players/{player}``: the name to show."""
+
+    name = fields.Raw(required=True)
+
+
+class MergeSchema(Schema):
+    """``POST /api/v1/tables/{id}/players/{player}/merge``: the player they are."""
+
+    into = fields.Integer(strict=True, required=True)
 
 
 # -- printed sheets -----------------------------------------------------------

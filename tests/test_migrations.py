@@ -36,6 +36,10 @@ def test_downgrade_one_step_and_back(tmp_path):
     app = create_app({"TESTING": True, "SQLALCHEMY_DATABASE_URI": f"sqlite:///{tmp_path / 'a.sqlite'}"})
     with app.app_context():
         upgrade()
+        downgrade(revision="-1")  # 0008: the tables of regulars go
+        names = set(sa.inspect(db.engine).get_table_names())
+        assert not names & {"mesas", "mesa_players", "mesa_aliases", "mesa_results"}
+        assert "mesa_id" not in {c["name"] for c in sa.inspect(db.engine).get_columns("games")}
         downgrade(revision="-1")  # 0007: the turns' throws go
         assert "rolls" not in {c["name"] for c in sa.inspect(db.engine).get_columns("turns")}
         downgrade(revision="-1")  # 0006: the creation keys go

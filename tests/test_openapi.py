@@ -182,6 +182,7 @@ MINIMAL = {
     "scoreRoll": {"variant": "generala", "dice": [1, 2, 3, 4, 5]},
     "makeSheet": {"variant": "generala"},
     "recordTurn": {"player": 0, "category": "ones", "dice": [1, 1, 3, 4, 5]},
+    "createTable": {"name": "Los domingos"},
 }
 
 
@@ -221,7 +222,10 @@ def _fuzz_app():
 #: Every such 422 has tests of its own; everywhere else a schema-valid request
 #: must be accepted.
 MEANING_CHECKED = ["scoreRoll", "adviseRoll", "createGame", "recordTurn", "correctTurn", "rollOff", "makeSheet",
-                   "getVariantSheet"]
+                   "getVariantSheet",
+                   # names and time zones as games check them, days in order, cursors of ours, regulars of the table
+                   "createTable", "getTable", "listTableGames", "addTableGame", "renameTablePlayer",
+                   "mergeTablePlayer"]
 #: The advisor answers 503 with Retry-After while a rule set's table is built
 #: (documented): the fuzzer's house rules start builds of their own.
 ADVISOR = ["adviseRoll", "analyseGame"]

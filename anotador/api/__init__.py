@@ -12,7 +12,7 @@ from ..solver.chances import NotExact
 from ..rules import RulesError, UnknownVariantError
 from ..rules.game import BoxClosedError, FirstPlayerTieError, GameOverError, NotYourTurnError, RollOffError
 from . import games as games_api
-from . import advice, chances, health, pdfs, score, spec, variants
+from . import advice, chances, health, pdfs, score, spec, tables, variants
 from .common import rules_error
 
 #: Rules errors that are a clash with the game's state, not a bad request.
@@ -35,6 +35,16 @@ class DomainProblem(Problem):
 
 def domain_problem(exc: Exception) -> Problem:
     """Map a domain error (games, rules) to its problem document."""
+    if isinstance(exc, sheets.MesaNotFound):
+        return DomainProblem(404, "not-found", "Not Found", "No table with this id.")
+    if isinstance(exc, sheets.MesaUnauthorized):
+        return DomainProblem(401, "unauthorized", "Unauthorized",
+                             "Writing to a table needs its token: Authorization: Bearer <token>.",
+                             headers=[("WWW-Authenticate", 'Bearer realm="anotador"')])
+    if isinstance(exc, sheets.MesaForbidden):
+        return DomainProblem(403, "forbidden", "Forbidden", "This token does not write to this table.")
+    if isinstance(exc, sheets.UnknownRegular):
+        return ValidationProblem({exc.field: [exc.message]}, detail=exc.message)
     if isinstance(exc, sheets.GameNotFound):
         return DomainProblem(404, "not-found", "Not Found", "No game (or turn) with this id.")
     if isinstance(exc, UnknownVariantError):
@@ -58,6 +68,10 @@ def domain_problem(exc: Exception) -> Problem:
                              headers=[("Retry-After", str(exc.retry_after)), *exc.quota.headers()])
     if isinstance(exc, sheets.TooManyCorrections):
         return DomainProblem(409, "correction-limit", "Conflict", exc.message)
+    if isinstance(exc, sheets.InOtherMesa):
+        return DomainProblem(409, "in-another-table", "Conflict", exc.message)
+    if isinstance(exc, sheets.NameTaken):
+        return DomainProblem(409, "name-taken", "Conflict", exc.message)
     if isinstance(exc, sheets.Conflict):
         return DomainProblem(409, "conflict", "Conflict", exc.message)
     for cls, slug in CONFLICTS.items():
@@ -91,10 +105,11 @@ def init_app(app: Flask) -> None:
     api.register_blueprint(pdfs.bp)
     api.register_blueprint(advice.bp)
     api.register_blueprint(chances.bp)
+    api.register_blueprint(tables.bp)
     app.register_blueprint(api)
     app.register_blueprint(spec.bp)
     app.register_blueprint(health.bp)
-    for cls in (RulesError, SheetOptionError, sheets.GameNotFound, sheets.Unauthorized, sheets.Forbidden,
+    for cls in (RulesError, SheetOptionError, sheets.GameNotFound, sheets.MesaNotFound, sheets.UnknownRegular, sheets.Unauthorized, sheets.Forbidden,
                 sheets.PreconditionFailed, sheets.Conflict, sheets.TooManyGames, sheets.IdempotencyMismatch,
                 TableBuilding, TooManyBuilds, NotExact):
         app.register_error_handler(cls, lambda exc: render(domain_problem(exc)))

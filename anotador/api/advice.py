@@ -14,11 +14,11 @@ from flask import Blueprint, jsonify
 from .. import sheets
 from ..advice import tables
 from ..errors import ValidationProblem
-from ..rules import RulesError, Throw
+from ..rules import RulesError
 from ..rules.errors import NoFreeBoxError
 from ..solver.towin import TooMuchToWeigh, to_win, to_win_now
 from ..schemas import AdviceRequestSchema, FastLoader
-from ..solver.advise import advise, judge_turn
+from ..solver.advise import advise, judge_game
 from .common import client_key, load, resolve_rules, rules_error
 from .games import version_read
 
@@ -146,21 +146,14 @@ def _opt(x: float | None) -> float | None:
 def analysis_body(game) -> dict[str, Any]:
     rules = sheets.rules_of(game)
     table = tables().get(rules, client_key(), game=True)
-    n = len(game.players)
-    sheet: list[dict[str, int]] = [{} for _ in range(n)]
-    earned = [0] * n
+    recorded = sheets.recorded_turns(game)
+    judgement = judge_game(table.solver, table.values, len(game.players), recorded)
     turns = []
-    totals = [{"lost": 0.0, "luck": 0.0, "unjudged": 0.0} for _ in range(n)]
-    for turn in sheets.turns_of(game):
-        placed = [(e.box, e.points, e.dice) for e in turn.entries]
-        bonus = sum(e.bonus or 0 for e in turn.entries)
-        throws = None if turn.rolls is None else [Throw.of(t) for t in turn.rolls]
-        judged = judge_turn(table.solver, table.values, sheet[turn.player], earned[turn.player], turn.number,
-                            turn.player, turn.dice, turn.served, placed, bonus, throws)
+    for turn, judged in zip(recorded, judgement.turns):
         box = judged.box
         turns.append({
-            "number": turn.number, "player": turn.player, "round": turn.round, "dice": judged.dice,
-            "served": turn.served, "chosen": judged.chosen, "points": judged.points, "judged": judged.judged,
+            "number": judged.number, "player": judged.player, "round": turn.round, "dice": judged.dice,
+            "served": judged.served, "chosen": judged.chosen, "points": judged.points, "judged": judged.judged,
             "best": None if box is None else _names(box.best),
             "expected_chosen": None if box is None else _round(box.expected_chosen),
             "expected_best": None if box is None else _round(box.expected_best),
@@ -168,20 +161,10 @@ def analysis_body(game) -> dict[str, Any]:
             "expected_before": _round(judged.expected_before), "expected_after": _round(judged.expected_after),
             "decisions": [_decision(d) for d in judged.decisions],
         })
-        mine = totals[turn.player]
-        mine["lost"] += judged.lost or 0
-        mine["luck"] += judged.luck or 0
-        mine["unjudged"] += judged.unjudged or 0
-        for box_id, points, _ in placed:
-            sheet[turn.player][box_id] = points
-        earned[turn.player] += bonus
-    start = float(table.values[0])
-    players = []
-    for seat, p in enumerate(game.players):
-        state = table.solver.space.state_of(sheet[seat])
-        now = sum(sheet[seat].values()) + earned[seat] + float(table.values[state])
-        players.append({"name": p.name, "expected_start": _round(start), "expected_now": _round(now),
-                        **{k: _round(v) for k, v in totals[seat].items()}})
+    players = [{"name": p.name, "expected_start": _round(judgement.expected_start),
+                "expected_now": _round(judgement.expected_now[seat]), "lost": _round(judgement.lost[seat]),
+                "luck": _round(judgement.luck[seat]), "unjudged": _round(judgement.unjudged[seat])}
+               for seat, p in enumerate(game.players)]
     return {"game": game.id, "variant": rules.variant.id, "status": game.status,
             "note": NOTE, "players": players, "turns": turns}
 

@@ -83,6 +83,7 @@ def _tail(game: GameRow, state: Game) -> dict[str, Any]:
         "rounds": rules.rounds,
         "turns": state.turns,
         "status": game.status,
+        "table": game.mesa_id,
         "winners": list(game.winners),
         "reason": game.reason,
         "roll_off": state.roll_off_state(),
@@ -327,9 +328,10 @@ def create_game():
         body["links"] = {"read": page, "write": f"{page}#token={token}"}
         return current_app.json.dumps(body, separators=(",", ":")) + "\n", etag(game.version)  # as jsonify
 
+    mesa = None if data.get("table") is None else (data["table"], bearer())
     try:
         game, token, text, quota = sheets.create(rules, data["players"], data.get("first_rolls"), creator, key,
-                                                 render)
+                                                 render, mesa)
     except sheets.Replay as replay:
         response = current_app.response_class(replay.body, status=201, mimetype="application/json")
         response.headers["Idempotent-Replayed"] = "true"

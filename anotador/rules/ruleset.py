@@ -8,6 +8,8 @@ Scoring one group in one box is :meth:`Box.points`; everything here calls it.
 
 from __future__ import annotations
 
+import hashlib
+import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -434,3 +436,22 @@ class RuleSet(YahtzeeJoker):
     def generalas(self, sheet: Mapping[str, Any]) -> int:
         """Return how many generala lines hold a non-zero score (a tie-break)."""
         return sum(1 for b in self.boxes if b.role in ("generala", "double_generala") and sheet.get(b.id))
+
+    def generalas_rolled(self, sheet: Mapping[str, Any], bonus: int = 0) -> int:
+        """Return how many generalas (Yahtzees) a finished sheet shows were rolled: the generala lines that
+        hold points, and each further one that earned the bonus for it (``bonus``: those points)."""
+        extra = bonus // self.options.yahtzee_bonus if self.options.yahtzee_bonus else 0
+        return sum(1 for b in self._five_of_a_kind_lines if sheet.get(b.id)) + extra
+
+    @cached_property
+    def _five_of_a_kind_lines(self) -> tuple[Box, ...]:
+        """The boxes only five of a kind goes in (generala, double generala, Yahtzee, Yatzy...)."""
+        five, four = (5, 0, 0, 0, 0, 0), (4, 1, 0, 0, 0, 0)
+        return tuple(b for b in self.boxes if b.kind == FIXED and b.pattern.matches(five)
+                     and not b.pattern.matches(four))
+
+    @cached_property
+    def digest(self) -> str:
+        """A short name for this set of rules, the same wherever and whenever it is played: its spec, hashed."""
+        canonical = json.dumps(self.spec(), sort_keys=True, separators=(",", ":"))
+        return hashlib.sha256(canonical.encode()).hexdigest()[:16]

@@ -9,7 +9,10 @@ where               what it owns
 ``undo``            undoing the last turn
 ``corrections``     correcting a recorded turn, keeping what it was
 ``rolloffs``        tie-break rolls after a tied game
-``purge``           deleting old games (retention)
+``purge``           deleting old games and tables (retention)
+``mesas``           tables of regulars: made, read, locked; their players renamed, merged
+``join``            adding a game to a table afterwards
+``standings``       a table's results (kept by every write of its games), standings, history
 ``writes``          what every write does around its change: lock, check, commit
 ``rows``            the game row's one UPDATE per write
 ``keys``            Idempotency-Key answers stored with the write
@@ -30,11 +33,15 @@ from __future__ import annotations
 from .corrections import correct_turn
 from .create import create
 from .creation_keys import creation_key
-from .errors import (Conflict, Forbidden, GameNotFound, IdempotencyMismatch, Moved, PreconditionFailed, Replay,
-                     TooManyCorrections, TooManyGames, Unauthorized)
+from .errors import (BadQuery, Conflict, Forbidden, GameNotFound, IdempotencyMismatch, InOtherMesa, MesaForbidden,
+                     MesaNotFound, MesaUnauthorized, Moved, NameTaken, PreconditionFailed, Replay, SameRegular,
+                     TooManyCorrections, TooManyGames, Unauthorized, UnknownRegular)
+from .join import join_mesa
+from .mesas import create_mesa, get_mesa, merge, mesa_head, players_of, rename, usual_players
+from .standings import all_games, history, read_cursor, standings
 from .keys import IDEMPOTENCY_TTL, Idempotency
 from .purge import purge
-from .reads import corrections_of, entry_json, get, head_of, roll_offs_of, turns_of
+from .reads import corrections_of, entry_json, get, head_of, recorded_turns, roll_offs_of, turns_of
 from .rolloffs import roll_off
 from .state import apply_entry, names_of, replayed, rules_of, state_of, states, version_key
 from .times import iso, iso_stored
@@ -43,9 +50,12 @@ from .turns import UNLOCKED_TRIES, record_turn, turn_choices
 from .undo import undo_last
 
 __all__ = [
+    "BadQuery", "InOtherMesa", "MesaForbidden", "MesaNotFound", "MesaUnauthorized", "NameTaken", "SameRegular",
+    "UnknownRegular", "all_games", "create_mesa", "get_mesa", "history", "join_mesa", "merge", "mesa_head",
+    "players_of", "read_cursor", "rename", "standings", "usual_players",
     "IDEMPOTENCY_TTL", "UNLOCKED_TRIES", "Conflict", "Forbidden", "GameNotFound", "Idempotency",
     "IdempotencyMismatch", "Moved", "PreconditionFailed", "Replay", "TooManyCorrections", "TooManyGames",
     "Unauthorized", "check_token", "correct_turn", "corrections_of", "create", "creation_key", "entry_json", "get", "hash_token",
-    "apply_entry", "head_of", "iso", "iso_stored", "names_of", "new_token", "purge", "record_turn", "replayed", "roll_off",
+    "apply_entry", "head_of", "iso", "iso_stored", "names_of", "new_token", "purge", "record_turn", "recorded_turns", "replayed", "roll_off",
     "roll_offs_of", "rules_of", "state_of", "states", "turn_choices", "turns_of", "undo_last", "version_key",
 ]

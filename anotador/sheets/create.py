@@ -13,7 +13,10 @@ from ..models import GameRow, PlayerRow
 from ..rules import RuleSet, clean_names, first_player
 from ..rules.game import name_key
 from .creation_keys import CreationKey, remember, replay_if_known
+from .errors import MesaNotFound
+from .mesas import check_mesa_token, get_mesa, lock_row, moved_on, regulars_of
 from .rate import Quota, check_rate
+from .reads import possible_id
 from .tokens import hash_token, new_token
 
 
@@ -26,14 +29,16 @@ class Created(NamedTuple):
 
 def create(rules: RuleSet, names: Any, first_rolls: Any, creator: str | None = None,
            key: CreationKey | None = None,
-           render: Callable[[GameRow, str], tuple[str, str]] | None = None) -> Created:
+           render: Callable[[GameRow, str], tuple[str, str]] | None = None,
+           mesa: tuple[str, str | None] | None = None) -> Created:
     """Create a game: it, its write token, with ``key`` its answer as ``render`` made it, and the creator's quota.
 
     ``creator`` (a keyed hash of the client address) counts against
     ``GAMES_PER_MINUTE``. With an Idempotency-Key (``key``), the answer
     (``render(game, token)``: its JSON and ETag) is kept in the same
     transaction, and a retry is answered with it (:class:`Replay`) before
-    anything is checked or counted again.
+    anything is checked or counted again. ``mesa`` (a table's id and write
+    token) starts it at that table: its players are the table's regulars.
     """
     players = clean_names(names, rules.variant.min_players)
     start = first_player(rules, first_rolls, len(players))
@@ -44,6 +49,8 @@ def create(rules: RuleSet, names: Any, first_rolls: Any, creator: str | None = N
     begin_write()
     if key is not None:
         replay_if_known(key)
+    if mesa is not None:
+        at = _check_mesa(*mesa)
     quota = check_rate(creator) if creator is not None else None
     token = new_token()
     game = GameRow(
@@ -51,6 +58,10 @@ def create(rules: RuleSet, names: Any, first_rolls: Any, creator: str | None = N
         turns=0, status="playing", winners=[], reason=None, version=1, creator=creator,
     )
     game.players = [PlayerRow(seat=i, name=name, name_key=name_key(name)) for i, name in enumerate(players)]
+    if mesa is not None:
+        game.mesa_id = at.id
+        regulars_of(players, at.id)
+        moved_on(at.id)  # its history shows the new game
     db.session.add(game)
     answer = None
     if key is not None and render is not None:
@@ -67,3 +78,13 @@ def create(rules: RuleSet, names: Any, first_rolls: Any, creator: str | None = N
         replay_if_known(key)
         raise
     return Created(game, token, answer, quota)
+
+
+def _check_mesa(mesa_id: str, token: str | None):
+    """The table a new game starts at, locked, once its token is checked."""
+    if not possible_id(mesa_id):
+        raise MesaNotFound(mesa_id)
+    lock_row(mesa_id)
+    mesa = get_mesa(mesa_id)
+    check_mesa_token(mesa, token)
+    return mesa

@@ -20,12 +20,48 @@ class Forbidden(PermissionError):
     """The token is not this game's (403)."""
 
 
+class MesaNotFound(LookupError):
+    """No table of regulars has this id (404)."""
+
+
+class MesaUnauthorized(Unauthorized):
+    """A table's write with no token (401)."""
+
+
+class MesaForbidden(Forbidden):
+    """The token is not this table's (403)."""
+
+
 class Conflict(Exception):
     """The change does not fit the game's current state (409)."""
 
     def __init__(self, message: str, field: str | None = None):
         super().__init__(message)
         self.message, self.field = message, field
+
+
+class InOtherMesa(Conflict):
+    """The game belongs to another table already (409)."""
+
+
+class NameTaken(Conflict):
+    """The name already stands for another of the table's players (409): merge them instead."""
+
+
+class UnknownRegular(Exception):
+    """The table has no player with this id (422, naming the field)."""
+
+    def __init__(self, message: str, field: str):
+        super().__init__(message)
+        self.message, self.field = message, field
+
+
+class BadQuery(UnknownRegular):
+    """A read's query parameter cannot be used (422, naming it): a cursor not ours, a day that is not one."""
+
+
+class SameRegular(UnknownRegular):
+    """A player merged into themselves (422)."""
 
 
 class TooManyCorrections(Conflict):

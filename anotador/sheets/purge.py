@@ -1,43 +1,55 @@
-"""Retention: deleting games finished, or left untouched, long enough ago (``flask purge``)."""
+"""Retention: deleting games finished, or left untouched, long enough ago, and tables nobody opens (``flask purge``)."""
 
 from __future__ import annotations
 
 from datetime import timedelta
 
-from sqlalchemy import delete, func, select
+from sqlalchemy import delete, exists, func, select
 
 from ..database import begin_write
 from ..extensions import db
-from ..models import GameRow, utcnow
+from ..models import GameRow, MesaRow, utcnow
+
+#: How long a table nobody opens, and none of whose games is played, is kept by default.
+MESA_UNSEEN_DEFAULT = timedelta(days=730)
 
 
 def purge(finished_age: timedelta, untouched_age: timedelta, dry_run: bool = False,
-          batch: int = 500) -> dict[str, int]:
-    """Delete finished games older than ``finished_age`` and unfinished ones untouched for ``untouched_age``.
+          batch: int = 500, mesa_age: timedelta = MESA_UNSEEN_DEFAULT) -> dict[str, int]:
+    """Delete finished games older than ``finished_age``, unfinished ones untouched for ``untouched_age``,
+    and tables unseen for ``mesa_age``.
 
     Ages count from the last change (``updated_at``). Deleting a game
     deletes its players, turns, entries, corrections and roll-offs (the
-    foreign keys cascade). In batches, so no lock is held long.
+    foreign keys cascade). A table's games are kept while the table is,
+    whatever their age: they are its history. A table goes once nobody has
+    opened it and none of its games has changed for ``mesa_age``; its games,
+    players and standings go with it. In batches, so no lock is held long.
     """
     now = utcnow()
+    unseen = now - mesa_age
+    alone = GameRow.mesa_id.is_(None)
     rules = {
-        "finished": (GameRow.status == "finished") & (GameRow.updated_at < now - finished_age),
-        "abandoned": (GameRow.status != "finished") & (GameRow.updated_at < now - untouched_age),
+        "finished": (GameRow, alone & (GameRow.status == "finished") & (GameRow.updated_at < now - finished_age)),
+        "abandoned": (GameRow, alone & (GameRow.status != "finished") & (GameRow.updated_at < now - untouched_age)),
+        "tables": (MesaRow, (MesaRow.seen_at < unseen) & ~exists().where(
+            GameRow.mesa_id == MesaRow.id, GameRow.updated_at >= unseen)),
     }
     counts = {}
-    for kind, where in rules.items():
+    for kind, (model, where) in rules.items():
         if dry_run:
-            counts[kind] = db.session.scalar(select(func.count()).select_from(GameRow).where(where))
+            counts[kind] = db.session.scalar(select(func.count()).select_from(model).where(where))
             continue
         counts[kind] = 0
+        size = batch if kind != "tables" else 1  # a table takes all its games with it
         while True:
-            ids = list(db.session.scalars(select(GameRow.id).where(where).limit(batch)))
+            ids = list(db.session.scalars(select(model.id).where(where).limit(size)))
             db.session.rollback()  # end the read; the delete takes the write lock
             if not ids:
                 break
             begin_write()
             # checked again under the lock: a turn may have landed meanwhile
-            result = db.session.execute(delete(GameRow).where(GameRow.id.in_(ids), where))
+            result = db.session.execute(delete(model).where(model.id.in_(ids), where))
             db.session.commit()
             counts[kind] += result.rowcount
     db.session.rollback()

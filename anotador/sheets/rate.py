@@ -29,8 +29,9 @@ class Quota(NamedTuple):
                 ("RateLimit", f'"{self.policy}";r={self.remaining};t={self.reset}')]
 
 
-def check_rate(creator: str) -> Quota | None:
-    """Refuse a game past GAMES_PER_MINUTE from ``creator`` (a keyed hash of the address), saying when to retry.
+def check_rate(creator: str, made=GameRow) -> Quota | None:
+    """Refuse a game (``made``: or a table) past GAMES_PER_MINUTE from ``creator`` (a keyed hash of the
+    address), saying when to retry; games and tables each have that many a minute.
 
     Counted from the games themselves, inside the creating write's lock, so
     the check and the insert are one step. Returns what is left of the
@@ -42,11 +43,12 @@ def check_rate(creator: str) -> Quota | None:
     now = utcnow()
     since = now - timedelta(minutes=1)
     recent = list(db.session.scalars(
-        select(GameRow.created_at).where(GameRow.creator == creator, GameRow.created_at > since)
-        .order_by(GameRow.created_at.desc()).limit(limit)))
+        select(made.created_at).where(made.creator == creator, made.created_at > since)
+        .order_by(made.created_at.desc()).limit(limit)))
+    what = "games" if made is GameRow else "tables"
     oldest = aware(recent[-1]) if recent else now
     reset = max(1, math.ceil((oldest + timedelta(minutes=1) - now).total_seconds()))
     if len(recent) >= limit:
-        raise TooManyGames(f"This address has created {limit} games in the last minute; try again in {reset} s.",
-                           reset, Quota("games", limit, 60, 0, reset))
-    return Quota("games", limit, 60, limit - len(recent) - 1, reset)
+        raise TooManyGames(f"This address has created {limit} {what} in the last minute; try again in {reset} s.",
+                           reset, Quota(what, limit, 60, 0, reset))
+    return Quota(what, limit, 60, limit - len(recent) - 1, reset)

@@ -7,8 +7,11 @@ from typing import Any
 
 from flask import current_app
 from sqlalchemy import select
+from sqlalchemy.orm import selectinload
 
 from ..extensions import db
+from ..rules import Throw
+from ..solver.advise import Recorded
 from ..models import CorrectionRow, EntryRow, GameRow, RollOffRow, TurnRow
 from .backends import backend
 from .errors import GameNotFound
@@ -62,6 +65,21 @@ def head_of(game_id: str) -> tuple[int, str]:
 
 def turns_of(game: GameRow) -> list[TurnRow]:
     return list(db.session.scalars(select(TurnRow).where(TurnRow.game_id == game.id).order_by(TurnRow.number)))
+
+
+def recorded_turns(game: GameRow) -> list[Recorded]:
+    """The game's turns as the advisor judges them (:func:`~anotador.solver.advise.judge_game`), in order.
+
+    Read as the database has them now, inside a write too (a correction has
+    just rewritten every entry): never the session's older copies.
+    """
+    turns = db.session.scalars(
+        select(TurnRow).where(TurnRow.game_id == game.id).order_by(TurnRow.number)
+        .options(selectinload(TurnRow.entries)).execution_options(populate_existing=True))
+    return [Recorded(turn.number, turn.player, turn.round, turn.dice, turn.served,
+                     [(e.box, e.points, e.dice) for e in turn.entries], sum(e.bonus or 0 for e in turn.entries),
+                     None if turn.rolls is None else [Throw.of(t) for t in turn.rolls])
+            for turn in turns]
 
 
 def corrections_of(game: GameRow) -> dict[int, list[CorrectionRow]]:

@@ -22,6 +22,9 @@ from .writes import READ, checked, commit, lock, writes
 
 #: How often a turn starts again from a newer version before it takes the lock.
 UNLOCKED_TRIES = 3
+#: What :func:`played_unlocked` answers for a turn that must take the lock: it ends a table's game, whose
+#: standings change in the same transaction (one statement cannot hold that).
+LOCKED = object()
 
 
 @writes
@@ -30,6 +33,8 @@ def record_turn(game_id: str, token: str | None, if_match: Any, data: dict[str, 
     """Record the next turn (``data`` as the API takes it); return the game and its new state."""
     for _ in range(UNLOCKED_TRIES):
         done = played_unlocked(game_id, token, if_match, data, idem)
+        if done is LOCKED:
+            break
         if done is not None:
             return done
     game = lock(game_id, token, if_match, idem)
@@ -51,12 +56,13 @@ def played(game: GameRow, data: dict[str, Any]) -> tuple[Game, Play, dict[str, A
 
 
 def played_unlocked(game_id: str, token: str | None, if_match: Any, data: dict[str, Any],
-                    idem: Idempotency | None) -> tuple[GameRow, Game] | None:
+                    idem: Idempotency | None) -> tuple[GameRow, Game] | object | None:
     """Check and play the turn on the game as read, then store it only if the game is still at that version.
 
     Everything but the writes (the checks, a replay of the game, a keyed
     answer's rendering) happens before anything is locked. None, with
-    nothing written, when another write landed first.
+    nothing written, when another write landed first; :data:`LOCKED` when
+    the turn ends a table's game.
 
     SQLite: the reads are one read transaction; then the turn takes the
     write lock, which every writer of the database shares, only to write.
@@ -74,6 +80,9 @@ def played_unlocked(game_id: str, token: str | None, if_match: Any, data: dict[s
     except Moved:  # a write landed between the row and its entries
         db.session.rollback()
         return None
+    if game.mesa_id is not None and values["status"] == "finished":
+        db.session.rollback()
+        return LOCKED
     expected = game.version
     show(game, values)
     answer = None if idem is None else idem.render(game, state)
@@ -81,7 +90,7 @@ def played_unlocked(game_id: str, token: str | None, if_match: Any, data: dict[s
     if not store(store_with, game, state, play, values, expected, key_params(game, state, idem, answer)):
         db.session.rollback()
         return None
-    commit(game, state)
+    commit(game, state, follow=False)  # the game is not finished: nothing of its table changed
     return game, state
 
 

@@ -21,6 +21,7 @@ from ..database import begin_write
 from ..extensions import db
 from ..models import GameRow
 from ..rules import Game
+from . import standings
 from .backends import backend
 from .errors import Conflict, GameNotFound, PreconditionFailed
 from .keys import KEY_ROW, READ_KEYED, Idempotency, key_params, replay
@@ -83,8 +84,15 @@ def remember(game: GameRow, state: Game, idem: Idempotency | None, answer: tuple
         backend().remember(params)
 
 
-def commit(game: GameRow, state: Game) -> None:
-    """Commit the write; keep its state as the new version's (the next write starts from it)."""
+def commit(game: GameRow, state: Game, follow: bool = True) -> None:
+    """Commit the write; keep its state as the new version's (the next write starts from it).
+
+    A game of a table has its results follow it first, in the same
+    transaction (:func:`~anotador.sheets.standings.follow`); ``follow=False``
+    only for a write that cannot change them (a turn that leaves the game unfinished).
+    """
+    if follow and game.mesa_id is not None:
+        standings.follow(game, state)
     db.session.commit()
     keep(game, state)
 

@@ -8,7 +8,7 @@ caller knows them) plus the expected points still to come.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Mapping, NamedTuple, Sequence
 
 import numpy as np
 
@@ -285,3 +285,51 @@ def _box_decision(position: Position, roll: int, dice: Sequence[int], placed, bo
         moves.append(({"keep": keeps[0]["keep"]}, keeps[0]["expected"]))
     best = max(moves, key=lambda m: m[1] + (1e-9 if "keep" not in m[0] else 0))
     return Decision(roll, sorted(dice), chosen, best[0], after, best[1])
+
+
+class Recorded(NamedTuple):
+    """One recorded turn as :func:`judge_game` takes it: ``placed`` is (box, points, group dice) per box filled."""
+
+    number: int
+    player: int
+    round: int
+    dice: Sequence[int] | None
+    served: bool
+    placed: Sequence[tuple[str, int, Sequence[int] | None]]
+    bonus: int
+    throws: Sequence[Any] | None
+
+
+@dataclass
+class Judgement:
+    """A whole game judged: every turn, and each player's sums (in points of expected final total)."""
+
+    turns: list[Judged]
+    lost: list[float]
+    luck: list[float]
+    unjudged: list[float]
+    #: Each player's expected final total at the start, and now (the points held plus what is still to come).
+    expected_start: float
+    expected_now: list[float]
+
+
+def judge_game(solver: Solver, V: np.ndarray, players: int, turns: Sequence[Recorded]) -> Judgement:
+    """Judge every turn of a game in order (:func:`judge_turn`), each on its player's sheet as it stood."""
+    sheet: list[dict[str, int]] = [{} for _ in range(players)]
+    earned = [0] * players
+    lost, luck, unjudged = [0.0] * players, [0.0] * players, [0.0] * players
+    judged_turns = []
+    for turn in turns:
+        seat = turn.player
+        judged = judge_turn(solver, V, sheet[seat], earned[seat], turn.number, seat, turn.dice, turn.served,
+                            turn.placed, turn.bonus, turn.throws)
+        judged_turns.append(judged)
+        lost[seat] += judged.lost or 0
+        luck[seat] += judged.luck or 0
+        unjudged[seat] += judged.unjudged or 0
+        for box_id, points, _ in turn.placed:
+            sheet[seat][box_id] = points
+        earned[seat] += turn.bonus
+    now = [sum(sheet[seat].values()) + earned[seat] + float(V[solver.space.state_of(sheet[seat])])
+           for seat in range(players)]
+    return Judgement(judged_turns, lost, luck, unjudged, float(V[0]), now)

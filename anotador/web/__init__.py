@@ -1,6 +1,6 @@
 """The phone page: one HTML shell, plain CSS and JavaScript modules, the public API.
 
-The page is served at ``/`` (start a game) and ``/g/<id>`` (a game's sheet);
+The page is served at ``/`` (start a game), ``/g/<id>`` (a game's sheet) and ``/m/<id>`` (a table of regulars);
 everything it shows comes from ``/api/v1`` like any other client's. Every
 asset is served from here: no CDN, no build step. ``/sw.js`` is the service
 worker that keeps the shell on the phone; ``/favicon.ico`` the icon browsers
@@ -100,6 +100,12 @@ def home():
 @bp.get("/g/<game_id>")
 def game(game_id: str):
     """A game's sheet; the write token, if any, is in the URL fragment."""
+    return page()
+
+
+@bp.get("/m/<mesa_id>")
+def table(mesa_id: str):
+    """A table of regulars: its standings and history; the write token, if any, is in the URL fragment."""
     return page()
 
 

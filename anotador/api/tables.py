@@ -1,0 +1,198 @@
+"""``/api/v1/tables``: a group's table of regulars ("mesa"): its standings, its history, its players.
+
+The same capability model as games: anyone with a table's id reads it;
+its write token (``Authorization: Bearer``, shown once when it is made)
+starts games at it, adds games to it, renames and merges its players.
+Every read carries the table's version as its ETag (a strong one for each
+URL: the standings under each filter, each page of the history), so a
+phone polls with ``If-None-Match`` and gets 304 for one primary-key read.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from typing import Any, Iterator
+
+from flask import Blueprint, Response, current_app, request, url_for
+
+from .. import sheets
+from ..lru import LRU
+from ..schemas import (HistoryQuerySchema, MergeSchema, RenameSchema, StandingsQuerySchema, TableCreateSchema,
+                       TableGameSchema)
+from .common import client_key, load, public_url, tags_sent
+from .games import NO_CACHE, bearer, etag, game_response, not_modified
+from .pdfs import query
+
+bp = Blueprint("tables", __name__, url_prefix="/tables")
+
+_create = TableCreateSchema()
+_standings = StandingsQuerySchema()
+_history = HistoryQuerySchema()
+_add = TableGameSchema()
+_rename = RenameSchema()
+_merge = MergeSchema()
+
+
+class Reads(LRU[tuple, str]):
+    """Each table read this worker rendered, by table, version and URL: a version never changes."""
+
+
+def _reads() -> Reads:
+    return Reads.of_app("anotador.table_reads", "GAME_BODIES")
+
+
+def _read(mesa_id: str, render) -> Response:
+    """A table read: 304 for its version by the primary key alone; else the text kept for this version and
+    URL, or ``render(mesa)`` made now and kept."""
+    version = sheets.mesa_head(mesa_id)
+    unchanged = not_modified(version)
+    if unchanged is not None:
+        return unchanged
+    key = (mesa_id, version, request.full_path)
+    text = _reads().get(key)
+    headers: list[tuple[str, str]] = []
+    if text is None:
+        mesa = sheets.get_mesa(mesa_id)
+        body, headers = render(mesa)
+        text = current_app.json.dumps(body)
+        key = (mesa_id, mesa.version, request.full_path)
+        if not headers:
+            _reads().put(key, text)
+    response = current_app.response_class(text, mimetype="application/json")
+    response.headers["ETag"] = etag(key[1])
+    response.headers["Cache-Control"] = NO_CACHE
+    for name, value in headers:
+        response.headers[name] = value
+    return response
+
+
+def _links(mesa_id: str, token: str | None = None) -> dict[str, str]:
+    page = f"{public_url()}m/{mesa_id}"
+    return {"read": page, **({"write": f"{page}#token={token}"} if token else {})}
+
+
+def _standings_of(mesa, data: dict[str, Any]) -> dict[str, Any]:
+    body = sheets.standings(mesa, data)
+    body["usual_players"] = sheets.usual_players(mesa.id)
+    body["links"] = _links(mesa.id)
+    return body
+
+
+@bp.post("")
+def create_table():
+    """Make a table; the answer holds its write token, shown only here."""
+    data = load(_create)
+    mesa, token, quota = sheets.create_mesa(data["name"], data["timezone"], client_key())
+    body = _standings_of(mesa, {})
+    body["token"] = token
+    body["links"] = _links(mesa.id, token)
+    response = current_app.response_class(current_app.json.dumps(body), status=201, mimetype="application/json")
+    response.headers["Location"] = url_for(".get_table", mesa_id=mesa.id)
+    response.headers["ETag"] = etag(mesa.version)
+    response.headers["Cache-Control"] = "no-store"  # it holds the token
+    for name, value in quota.headers() if quota is not None else ():
+        response.headers[name] = value
+    return response
+
+
+@bp.get("/<mesa_id>")
+def get_table(mesa_id: str):
+    """The standings: every regular ranked, within a variant, a rule set and a range of days if asked."""
+    data = query(_standings)
+    return _read(mesa_id, lambda mesa: (_standings_of(mesa, data), []))
+
+
+@bp.get("/<mesa_id>/games")
+def list_games(mesa_id: str):
+    """The history, newest first, a page at a time: ``Link: <...>; rel="next"`` while more are left."""
+    data = query(_history)
+    after = sheets.read_cursor(data["cursor"]) if "cursor" in data else None
+
+    def render(mesa):
+        games, nxt = sheets.history(mesa, after, data["limit"])
+        headers = []
+        if nxt is not None:
+            link = url_for(".list_games", mesa_id=mesa.id, limit=data["limit"], cursor=nxt)
+            headers.append(("Link", f'<{link}>; rel="next"'))
+        return {"games": games, "next": nxt}, headers
+
+    return _read(mesa_id, render)
+
+
+#: The export's columns: one row per seat of each game.
+CSV_COLUMNS = ("played_on", "game", "variant", "rules", "status", "reason", "seat", "player", "name", "total", "won")
+
+
+@bp.get("/<mesa_id>/games.csv")
+def export_games(mesa_id: str):
+    """The whole history as CSV (UTF-8 with a byte-order mark, so spreadsheets read every script), one row
+    per seat of each game, newest first."""
+    version = sheets.mesa_head(mesa_id)
+    unchanged = not_modified(version)
+    if unchanged is not None:
+        return unchanged
+    mesa = sheets.get_mesa(mesa_id)
+    regulars = {pid: p["name"] for pid, p in sheets.players_of(mesa.id).items()}
+
+    def rows() -> Iterator[str]:
+        out = io.StringIO()
+        writer = csv.writer(out)
+        writer.writerow(CSV_COLUMNS)
+        yield "\ufeff" + out.getvalue()
+        for game in sheets.all_games(mesa):
+            out.seek(0)
+            out.truncate()
+            for seat in game["players"]:
+                won = "" if seat["won"] is None else ("1" if seat["won"] else "0")
+                writer.writerow([game["played_on"], game["id"], game["variant"], game["rules"], game["status"],
+                                 game["reason"] or "", seat["seat"], _cell(regulars.get(seat["player"], "")),
+                                 _cell(seat["name"]), "" if seat["total"] is None else seat["total"], won])
+            yield out.getvalue()
+
+    body = "".join(rows())  # read whole before answering: one snapshot, and no error halfway through a file
+    response = Response(body, mimetype="text/csv")
+    response.headers["Content-Type"] = "text/csv; charset=utf-8"
+    response.headers["Content-Disposition"] = f'attachment; filename="anotador-{mesa.id}.csv"'
+    response.headers["ETag"] = etag(mesa.version)
+    response.headers["Cache-Control"] = NO_CACHE
+    return response
+
+
+def _cell(text: str) -> str:
+    """A name as a spreadsheet cell: one starting like a formula is quoted, never run (CSV injection)."""
+    return "'" + text if text[:1] in ("=", "+", "-", "@") else text  # "" stays ""
+
+
+@bp.post("/<mesa_id>/games")
+def add_game(mesa_id: str):
+    """Add a game to the table: the table's token in Authorization, the game's in the body."""
+    data = load(_add)
+    game, state, moved = sheets.join_mesa(mesa_id, bearer(), data["game"], data["token"],
+                                          tags_sent(request.if_match, weak=False))
+    return game_response(game, state, 201 if moved else 200)
+
+
+@bp.patch("/<mesa_id>/players/<int:player>")
+def rename_player(mesa_id: str, player: int):
+    """Show a regular by another name; the new name stands for them in later games too."""
+    data = load(_rename)
+    mesa = sheets.rename(mesa_id, bearer(), tags_sent(request.if_match, weak=False), player, data["name"])
+    return _written(mesa)
+
+
+@bp.post("/<mesa_id>/players/<int:player>/merge")
+def merge_player(mesa_id: str, player: int):
+    """Count one regular as another ("Abu" is "Abuela"): their names and games go to ``into``."""
+    data = load(_merge)
+    mesa = sheets.merge(mesa_id, bearer(), tags_sent(request.if_match, weak=False), player, data["into"])
+    return _written(mesa)
+
+
+def _written(mesa) -> Response:
+    mesa = sheets.get_mesa(mesa.id)
+    response = current_app.response_class(current_app.json.dumps(_standings_of(mesa, {})),
+                                          mimetype="application/json")
+    response.headers["ETag"] = etag(mesa.version)
+    response.headers["Cache-Control"] = NO_CACHE
+    return response
