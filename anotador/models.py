@@ -116,6 +116,7 @@ class ResultRow(db.Model):
     __table_args__ = (
         UniqueConstraint("game_id", "seat"),
         Index("ix_mesa_results_mesa_day", "mesa_id", "played_on"),
+        Index("ix_mesa_results_mesa_rules", "mesa_id", "rules_key"),
     )
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
@@ -140,6 +141,44 @@ class ResultRow(db.Model):
     #: decisions against the best, and luck. NULL otherwise.
     lost: Mapped[float | None] = mapped_column(Float, nullable=True)
     luck: Mapped[float | None] = mapped_column(Float, nullable=True)
+
+
+class TallyRow(db.Model):
+    """The running sums of one regular's results at a table, for one rule set and one month.
+
+    Kept by the same writes as the results (each bucket a write touches is
+    summed again from its results, in the write's transaction, so it is
+    exact by construction): the standings sum a few hundred of these
+    instead of every result row. Only a range of days that cuts a month
+    reads that month's results themselves.
+    """
+
+    __tablename__ = "mesa_tallies"
+    __table_args__ = (UniqueConstraint("mesa_id", "player_id", "variant", "rules_key", "month"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    mesa_id: Mapped[str] = mapped_column(ForeignKey("mesas.id", ondelete="CASCADE"))
+    player_id: Mapped[int] = mapped_column(ForeignKey("mesa_players.id", ondelete="CASCADE"), index=True)
+    variant: Mapped[str] = mapped_column(String(32))
+    rules_key: Mapped[str] = mapped_column(String(64))
+    #: YYYY-MM
+    month: Mapped[str] = mapped_column(String(7))
+    games: Mapped[int] = mapped_column(Integer)
+    #: Games in which this regular sat first: every game has one, so their sum counts games.
+    leads: Mapped[int] = mapped_column(Integer)
+    wins: Mapped[int] = mapped_column(Integer)
+    shared: Mapped[int] = mapped_column(Integer)
+    share: Mapped[float] = mapped_column(Float)
+    total_sum: Mapped[int] = mapped_column(Integer)
+    best: Mapped[int] = mapped_column(Integer)
+    instant: Mapped[int] = mapped_column(Integer)
+    generalas: Mapped[int] = mapped_column(Integer)
+    scratches: Mapped[int] = mapped_column(Integer)
+    judged: Mapped[int] = mapped_column(Integer)
+    lost_sum: Mapped[float | None] = mapped_column(Float, nullable=True)
+    luck_sum: Mapped[float | None] = mapped_column(Float, nullable=True)
+    first_day: Mapped[str] = mapped_column(String(10))
+    last_day: Mapped[str] = mapped_column(String(10))
 
 
 class PlayerRow(db.Model):

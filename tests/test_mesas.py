@@ -270,6 +270,15 @@ def test_standings_by_variant_rule_set_and_days(api, db_app):
     assert mesa.get(variant="yacht", since="2026-01-01")["games"] == 1
     assert mesa.get(since="2026-01-01", until="2026-01-31")["games"] == 1
     assert mesa.get(until="2025-12-31")["games"] == 1
+    # ranges that cut months: their days are read from the games' results, whole months from the tallies
+    assert mesa.get(since="2025-12-15", until="2026-01-03")["games"] == 2
+    assert mesa.get(since="2026-01-02", until="2026-01-03")["games"] == 1
+    assert mesa.get(since="2026-01-04")["games"] == 1
+    assert mesa.get(since="2025-12-29", until="2026-01-02")["games"] == 0
+    assert mesa.get(since="2025-12-28", until="2026-02-01")["games"] == 3
+    part = mesa.get(since="2025-12-20", until="2026-01-10")
+    assert sum(r["games"] for r in part["standings"]) == 4 and [m["month"] for m in part["months"]] == [
+        "2025-12", "2026-01"]
     rules = next(s["rules"] for s in mesa.get()["rule_sets"] if s["variant"] == "yacht")
     assert mesa.get(rules=rules)["games"] == 1
     months = mesa.get()["months"]

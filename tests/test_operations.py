@@ -25,6 +25,18 @@ def _game(client, status_turns=0, players=("Ana", "Beto")):
     return table
 
 
+def _mesa(client) -> tuple[str, dict]:
+    """A table with one finished game (a served generala); its id and its standings."""
+    made = client.post("/api/v1/tables", json={"name": "Los domingos"}).get_json()
+    auth = {"Authorization": f"Bearer {made['token']}"}
+    game = Table(client, client.post("/api/v1/games", json={"variant": "generala", "players": ["Ana", "Beto"],
+                                                             "table": made["id"]}, headers=auth).get_json())
+    game.turn(game.get()["turn"]["player"], "generala", [5] * 5, served=True)
+    standings = client.get(f"/api/v1/tables/{made['id']}").get_json()
+    assert standings["games"] == 1
+    return made["id"], standings
+
+
 def _age(app, game_id: str, days: int) -> None:
     from anotador.extensions import db
     from anotador.models import GameRow, utcnow
@@ -88,6 +100,7 @@ def test_sqlite_backup_while_serving_then_restore(tmp_path, sqlite_template):
     app = create_app({"TESTING": True, "SQLALCHEMY_DATABASE_URI": f"sqlite:///{path}", "GAMES_PER_MINUTE": 0})
     client = app.test_client()
     tables = _seed(client, 12)
+    mesa, standings = _mesa(client)
     # a writer keeps playing while the backup runs: the copy is a consistent snapshot
     stop = threading.Event()
     busy = _game(client)
@@ -121,6 +134,7 @@ def test_sqlite_backup_while_serving_then_restore(tmp_path, sqlite_template):
     result = app.test_cli_runner().invoke(args=["restore", str(backup), "--yes"])
     assert result.exit_code == 0, result.output
     assert _snapshot(client, tables) == saved                  # every game as backed up
+    assert client.get(f"/api/v1/tables/{mesa}").get_json() == standings  # and every table
     assert client.get(later.url()).status_code == 404          # what came after is gone
     assert len(client.get(busy.url("/turns")).get_json()["turns"]) == backed_turns
     _game(client)                                              # and it serves on
@@ -147,6 +161,7 @@ def test_postgresql_pg_dump_and_pg_restore(postgres_url, tmp_path):
     app = create_app({"TESTING": True, "SQLALCHEMY_DATABASE_URI": postgres_url, "GAMES_PER_MINUTE": 0})
     client = app.test_client()
     tables = _seed(client, 8)
+    mesa, standings = _mesa(client)
     client.patch(tables[1].url("/turns/1"), json={"served": True}, headers=tables[1].auth)
     saved = _snapshot(client, tables)
     history = client.get(tables[1].url("/turns")).get_json()
@@ -169,6 +184,7 @@ def test_postgresql_pg_dump_and_pg_restore(postgres_url, tmp_path):
         app = create_app({"TESTING": True, "SQLALCHEMY_DATABASE_URI": restored.render_as_string(hide_password=False)})
         client = app.test_client()
         assert _snapshot(client, tables) == saved
+        assert client.get(f"/api/v1/tables/{mesa}").get_json() == standings
         assert client.get(tables[1].url("/turns")).get_json() == history
         ready = client.get("/readyz")
         assert ready.status_code == 200, ready.get_json()

@@ -23,7 +23,7 @@ from sqlalchemy import bindparam, delete, func, insert, select, update
 
 from ..database import begin_write
 from ..extensions import db
-from ..models import MesaAliasRow, MesaPlayerRow, MesaRow, ResultRow, utcnow
+from ..models import GameRow, MesaAliasRow, MesaPlayerRow, MesaRow, ResultRow, utcnow
 from ..rules import InvalidNameError, clean_name
 from ..rules.game import name_key
 from .errors import (Conflict, Forbidden, MesaForbidden, MesaNotFound, MesaUnauthorized, NameTaken, PreconditionFailed,
@@ -221,6 +221,9 @@ def merge(mesa_id: str, token: str | None, if_match: Any, source: Any, into: Any
         raise SameRegular("A player cannot be merged into themselves.", "into")
     db.session.execute(update(MesaAliasRow).where(MesaAliasRow.player_id == gone.id).values(player_id=kept.id))
     db.session.execute(update(ResultRow).where(ResultRow.player_id == gone.id).values(player_id=kept.id))
+    from .standings import retally  # standings reads the table's players from here
+
+    retally(mesa.id, {gone.id, kept.id})
     db.session.execute(delete(MesaPlayerRow).where(MesaPlayerRow.id == gone.id))
     moved_on(mesa.id)
     db.session.commit()
@@ -228,15 +231,18 @@ def merge(mesa_id: str, token: str | None, if_match: Any, source: Any, into: Any
 
 
 def usual_players(mesa_id: str, limit: int = 12) -> list[str]:
-    """The names a new game at this table starts with: who played its most recent games, most often first."""
-    recent = (select(ResultRow.game_id).where(ResultRow.mesa_id == mesa_id).group_by(ResultRow.game_id)
-              .order_by(func.max(ResultRow.played_on).desc(), ResultRow.game_id.desc()).limit(10).subquery())
+    """The names a new game at this table starts with: who played its ten latest finished games, most often first."""
+    latest = list(db.session.scalars(
+        select(GameRow.id).where(GameRow.mesa_id == mesa_id, GameRow.status == "finished")
+        .order_by(GameRow.created_at.desc(), GameRow.id.desc()).limit(10)))
+    if not latest:
+        return []
     rows = db.session.execute(
         select(MesaPlayerRow.name, func.count())
         .join(ResultRow, ResultRow.player_id == MesaPlayerRow.id)
-        .where(ResultRow.game_id.in_(select(recent.c.game_id)))
+        .where(ResultRow.game_id.in_(latest))
         .group_by(MesaPlayerRow.id, MesaPlayerRow.name)
-        .order_by(func.count().desc(), func.min(ResultRow.seat))).all()
+        .order_by(func.count().desc(), func.min(ResultRow.seat), MesaPlayerRow.id)).all()
     return [name for name, _ in rows[:limit]]
 
 

@@ -20,15 +20,14 @@ from __future__ import annotations
 import base64
 import binascii
 import json
-from datetime import date, datetime
+from datetime import date, datetime, timedelta
 from typing import Any, Iterator
 from zoneinfo import ZoneInfo
 
-from sqlalchemy import Integer, and_, case, delete, func, insert, or_, select, tuple_
-from sqlalchemy.sql.functions import coalesce
+from sqlalchemy import and_, case, delete, func, insert, or_, select
 
 from ..extensions import db
-from ..models import GameRow, MesaRow, PlayerRow, ResultRow
+from ..models import GameRow, MesaRow, PlayerRow, ResultRow, TallyRow
 from ..rules import Game, RuleSet
 from ..rules.game import name_key
 from .errors import BadQuery
@@ -46,7 +45,8 @@ def played_on(made: datetime, zone: str) -> str:
 
 
 def follow(game: GameRow, state: Game) -> None:
-    """Replace the game's result rows with what ``state`` says, in the write's transaction (a table's game only).
+    """Replace the game's result rows with what ``state`` says, and sum the tallies they fall in again, in the
+    write's transaction (a table's game only).
 
     The table's row is locked first, as every write of the table does (a
     merge, a rename), so none of them wait for each other in opposite
@@ -55,12 +55,61 @@ def follow(game: GameRow, state: Game) -> None:
     if game.mesa_id is None:
         return
     lock_row(game.mesa_id)
-    gone = db.session.execute(delete(ResultRow).where(ResultRow.game_id == game.id)).rowcount
+    r = ResultRow
+    gone = db.session.execute(delete(r).where(r.game_id == game.id)
+                              .returning(r.player_id, r.variant, r.rules_key, r.played_on)).all()
     rows = results_of(game, state) if state.outcome().status == "finished" else []
     if rows:
         db.session.execute(insert(ResultRow), rows)
-    if gone or rows:
-        moved_on(game.mesa_id)
+    if not (gone or rows):
+        return
+    players = {row[0] for row in gone} | {row["player_id"] for row in rows}
+    buckets = {(v, k, day[:7]) for _, v, k, day in gone} | {(x["variant"], x["rules_key"], x["played_on"][:7])
+                                                             for x in rows}
+    for variant, rules_key, month in buckets:
+        retally(game.mesa_id, players, variant, rules_key, month)
+    moved_on(game.mesa_id)
+
+
+def _month_days(month: str) -> tuple[str, str]:
+    """The first and last day a month's days can be written as (YYYY-MM-01 to YYYY-MM-31 as text)."""
+    return f"{month}-01", f"{month}-31"
+
+
+_TALLIED = ("mesa_id", "player_id", "variant", "rules_key", "month", "games", "leads", "wins", "shared", "share",
+            "total_sum", "best", "instant", "generalas", "scratches", "judged", "lost_sum", "luck_sum", "first_day",
+            "last_day")
+
+
+def _sums(month):
+    """What a tally holds, summed from result rows (``month``: the expression that names their month)."""
+    r = ResultRow
+    return (func.count(), _count(r.seat == 0), _count(r.won), _count(r.shared), func.sum(r.share),
+            func.sum(r.total), func.max(r.total), _count(r.instant), func.sum(r.generalas), func.sum(r.scratches),
+            func.count(r.lost), func.sum(r.lost), func.sum(r.luck), func.min(r.played_on), func.max(r.played_on))
+
+
+def retally(mesa_id: str, players: set[int] | None = None, variant: str | None = None, rules_key: str | None = None,
+            month: str | None = None) -> None:
+    """Sum the tallies of ``players`` (every regular: None) again from their results, in one rule set and month
+    (or all of them): in the caller's write."""
+    r, t = ResultRow, TallyRow
+    where_r, where_t = [r.mesa_id == mesa_id], [t.mesa_id == mesa_id]
+    if players is not None:
+        where_r.append(r.player_id.in_(players))
+        where_t.append(t.player_id.in_(players))
+    if variant is not None:
+        where_r += [r.variant == variant, r.rules_key == rules_key]
+        where_t += [t.variant == variant, t.rules_key == rules_key]
+    if month is not None:
+        first, last = _month_days(month)
+        where_r.append(r.played_on.between(first, last))
+        where_t.append(t.month == month)
+    db.session.execute(delete(t).where(*where_t))
+    of_month = func.substr(r.played_on, 1, 7)
+    db.session.execute(insert(t).from_select(
+        list(_TALLIED), select(r.mesa_id, r.player_id, r.variant, r.rules_key, of_month, *_sums(of_month))
+        .where(*where_r).group_by(r.mesa_id, r.player_id, r.variant, r.rules_key, of_month)))
 
 
 def results_of(game: GameRow, state: Game) -> list[dict[str, Any]]:
@@ -100,51 +149,91 @@ def _judged(game: GameRow, rules: RuleSet, players: int) -> tuple[list[float], l
 
 # -- reads -----------------------------------------------------------------------------
 
-def _filters(mesa_id: str, query: dict[str, Any]) -> list:
-    where = [ResultRow.mesa_id == mesa_id]
-    if query.get("variant"):
-        where.append(ResultRow.variant == query["variant"])
-    if query.get("rules"):
-        where.append(ResultRow.rules_key == query["rules"])
-    if query.get("since"):
-        where.append(ResultRow.played_on >= query["since"].isoformat())
-    if query.get("until"):
-        where.append(ResultRow.played_on <= query["until"].isoformat())
-    return where
-
-
 def _count(flag) -> Any:
     return func.sum(case((flag, 1), else_=0))
+
+
+#: A player's figures in one month, as both sources give them (a tally's sums, or result rows summed).
+_FIGURES = ("games", "leads", "wins", "shared", "share", "total_sum", "best", "instant", "generalas", "scratches",
+            "judged", "lost_sum", "luck_sum", "first_day", "last_day")
+
+
+def _by_player_month(mesa_id: str, query: dict[str, Any]) -> list[tuple]:
+    """(player, month, figures...) within ``query``: whole months from the tallies, the days of a month the
+    range cuts from the results themselves."""
+    r, t = ResultRow, TallyRow
+    since, until = query.get("since"), query.get("until")
+    where_t, where_r = [t.mesa_id == mesa_id], [r.mesa_id == mesa_id]
+    if query.get("variant"):
+        where_t.append(t.variant == query["variant"])
+        where_r.append(r.variant == query["variant"])
+    if query.get("rules"):
+        where_t.append(t.rules_key == query["rules"])
+        where_r.append(r.rules_key == query["rules"])
+    cut_since = since is not None and since.day != 1
+    cut_until = until is not None and (until + timedelta(days=1)).day != 1
+    parts = []  # ranges of days read from the results
+    if since is not None:
+        where_t.append(t.month > since.isoformat()[:7] if cut_since else t.month >= since.isoformat()[:7])
+    if until is not None:
+        where_t.append(t.month < until.isoformat()[:7] if cut_until else t.month <= until.isoformat()[:7])
+    if since is not None and until is not None and since.isoformat()[:7] == until.isoformat()[:7]:
+        if cut_since or cut_until:
+            parts.append((since.isoformat(), until.isoformat()))
+    else:
+        if cut_since:
+            parts.append((since.isoformat(), _month_days(since.isoformat()[:7])[1]))
+        if cut_until:
+            parts.append((_month_days(until.isoformat()[:7])[0], until.isoformat()))
+    rows = list(db.session.execute(
+        select(t.player_id, t.month, func.sum(t.games), func.sum(t.leads), func.sum(t.wins), func.sum(t.shared),
+               func.sum(t.share), func.sum(t.total_sum), func.max(t.best), func.sum(t.instant),
+               func.sum(t.generalas), func.sum(t.scratches), func.sum(t.judged), func.sum(t.lost_sum),
+               func.sum(t.luck_sum), func.min(t.first_day), func.max(t.last_day))
+        .where(*where_t).group_by(t.player_id, t.month)))
+    of_month = func.substr(r.played_on, 1, 7)
+    for first, last in parts:
+        rows += db.session.execute(select(r.player_id, of_month, *_sums(of_month))
+                                   .where(*where_r, r.played_on.between(first, last))
+                                   .group_by(r.player_id, of_month))
+    return rows
 
 
 def standings(mesa: MesaRow, query: dict[str, Any]) -> dict[str, Any]:
     """The table, its players ranked, the rule sets it played and its wins month by month, within ``query``
     (``variant``, ``rules``: a rule set's digest, ``since`` and ``until``: days, both included)."""
-    where = _filters(mesa.id, query)
-    r = ResultRow
-    rows = db.session.execute(
-        select(r.player_id, func.count(), _count(r.won), _count(r.shared), func.sum(r.share),
-               func.avg(r.total), func.max(r.total), _count(r.instant), func.sum(r.generalas),
-               func.sum(r.scratches), func.count(r.lost), func.avg(r.lost), func.avg(r.luck),
-               func.min(r.played_on), func.max(r.played_on))
-        .where(*where).group_by(r.player_id)).all()
+    players: dict[int, dict[str, Any]] = {}
+    months: dict[str, dict[str, Any]] = {}
+    games = 0
+    for pid, month, *figures in _by_player_month(mesa.id, query):
+        f = dict(zip(_FIGURES, figures))
+        games += int(f["leads"])
+        mine = players.setdefault(pid, {k: 0 for k in _FIGURES} | {"best": None, "first_day": None,
+                                                                  "last_day": None})
+        for k in ("games", "leads", "wins", "shared", "share", "total_sum", "instant", "generalas", "scratches",
+                  "judged", "lost_sum", "luck_sum"):
+            mine[k] += f[k] or 0
+        mine["best"] = f["best"] if mine["best"] is None else max(mine["best"], f["best"])
+        mine["first_day"] = min(filter(None, (mine["first_day"], f["first_day"])))
+        mine["last_day"] = max(filter(None, (mine["last_day"], f["last_day"])))
+        entry = months.setdefault(month, {"month": month, "wins": {}, "played": {}})
+        entry["wins"][str(pid)] = entry["wins"].get(str(pid), 0) + int(f["wins"])
+        entry["played"][str(pid)] = entry["played"].get(str(pid), 0) + int(f["games"])
     regulars = players_of(mesa.id)
     ranked = []
-    for (pid, games, wins, shared, share, average, best, instant, generalas, scratches, judged, lost, luck,
-         first, last) in rows:
+    for pid, f in players.items():
+        n, judged = int(f["games"]), int(f["judged"])
         ranked.append({
             "player": pid, "name": regulars[pid]["name"], "names": regulars[pid]["names"],
-            "games": games, "wins": int(wins), "shared_wins": int(shared), "win_share": round(float(share), 4),
-            "win_rate": round(int(wins) / games, 4), "average_total": round(float(average), 2),
-            "best_total": best, "instant_wins": int(instant), "generalas": int(generalas),
-            "scratches": int(scratches), "judged_games": judged,
-            "average_lost": None if lost is None else round(float(lost), 2),
-            "average_luck": None if luck is None else round(float(luck), 2),
-            "first_played": first, "last_played": last,
+            "games": n, "wins": int(f["wins"]), "shared_wins": int(f["shared"]), "win_share": round(float(f["share"]), 4),
+            "win_rate": round(int(f["wins"]) / n, 4), "average_total": round(f["total_sum"] / n, 2),
+            "best_total": f["best"], "instant_wins": int(f["instant"]), "generalas": int(f["generalas"]),
+            "scratches": int(f["scratches"]), "judged_games": judged,
+            "average_lost": round(f["lost_sum"] / judged, 2) if judged else None,
+            "average_luck": round(f["luck_sum"] / judged, 2) if judged else None,
+            "first_played": f["first_day"], "last_played": f["last_day"],
         })
     ranked.sort(key=lambda p: (-p["wins"], -p["win_share"], -p["win_rate"], -p["average_total"], p["name"]))
-    played = set(p["player"] for p in ranked)
-    games = db.session.scalar(select(func.count(func.distinct(r.game_id))).where(*where)) or 0
     return {
         "id": mesa.id, "name": mesa.name, "timezone": mesa.timezone, "version": mesa.version,
         "created_at": iso(mesa.created_at), "updated_at": iso(mesa.updated_at),
@@ -153,10 +242,10 @@ def standings(mesa: MesaRow, query: dict[str, Any]) -> dict[str, Any]:
         "games": games,
         "playing": _playing(mesa.id),
         "standings": ranked,
-        "players": [{"player": pid, "name": p["name"], "names": p["names"], "played": pid in played}
+        "players": [{"player": pid, "name": p["name"], "names": p["names"], "played": pid in players}
                     for pid, p in regulars.items()],
         "rule_sets": _rule_sets(mesa.id),
-        "months": _months(where),
+        "months": [months[m] for m in sorted(months)],
     }
 
 
@@ -172,29 +261,16 @@ def _playing(mesa_id: str) -> int:
 
 def _rule_sets(mesa_id: str) -> list[dict[str, Any]]:
     """Each set of rules the table finished games under: its digest, variant, games, and the rules themselves."""
-    r = ResultRow
+    t = TallyRow
     rows = db.session.execute(
-        select(r.rules_key, r.variant, func.count(func.distinct(r.game_id)), func.min(r.game_id))
-        .where(r.mesa_id == mesa_id).group_by(r.rules_key, r.variant)
-        .order_by(func.count(func.distinct(r.game_id)).desc(), r.rules_key)).all()
-    specs = dict(db.session.execute(select(GameRow.id, GameRow.rules)
-                                    .where(GameRow.id.in_([row[3] for row in rows]))).all()) if rows else {}
-    return [{"rules": key, "variant": variant, "games": games, "spec": specs.get(sample)}
-            for key, variant, games, sample in rows]
-
-
-def _months(where: list) -> list[dict[str, Any]]:
-    """Games and each player's wins, month by month (for the chart of wins over time)."""
-    r = ResultRow
-    month = func.substr(r.played_on, 1, 7)
-    out: dict[str, dict[str, Any]] = {}
-    for m, pid, games, wins in db.session.execute(
-            select(month, r.player_id, func.count(), _count(r.won)).where(*where)
-            .group_by(month, r.player_id).order_by(month)):
-        entry = out.setdefault(m, {"month": m, "wins": {}, "played": {}})
-        entry["wins"][str(pid)] = int(wins)
-        entry["played"][str(pid)] = games
-    return list(out.values())
+        select(t.rules_key, t.variant, func.sum(t.leads)).where(t.mesa_id == mesa_id)
+        .group_by(t.rules_key, t.variant).order_by(func.sum(t.leads).desc(), t.rules_key)).all()
+    out = []
+    for key, variant, games in rows:
+        spec = db.session.scalar(select(GameRow.rules).join(ResultRow, ResultRow.game_id == GameRow.id)
+                                 .where(ResultRow.mesa_id == mesa_id, ResultRow.rules_key == key).limit(1))
+        out.append({"rules": key, "variant": variant, "games": int(games), "spec": spec})
+    return out
 
 
 # -- history ------------------------------------------------------------------------------
@@ -280,4 +356,4 @@ def all_games(mesa: MesaRow, batch: int = 500) -> Iterator[dict[str, Any]]:
         after = read_cursor(nxt)
 
 
-__all__ = ["all_games", "cursor_of", "follow", "history", "played_on", "read_cursor", "results_of", "standings"]
+__all__ = ["all_games", "cursor_of", "follow", "retally", "history", "played_on", "read_cursor", "results_of", "standings"]

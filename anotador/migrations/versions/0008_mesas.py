@@ -1,4 +1,4 @@
-"""mesas: tables of regulars, their players and names, their games' results; games.mesa_id
+"""mesas: tables of regulars, their players and names, their games' results and running tallies; games.mesa_id
 
 Revision ID: 0008_mesas
 Revises: 0007_turn_rolls
@@ -82,9 +82,34 @@ def upgrade():
     )
     op.create_index('ix_mesa_results_mesa_day', 'mesa_results', ['mesa_id', 'played_on'])
     op.create_index('ix_mesa_results_player_id', 'mesa_results', ['player_id'])
+    op.create_index('ix_mesa_results_mesa_rules', 'mesa_results', ['mesa_id', 'rules_key'])
+    op.create_table(
+        'mesa_tallies',
+        sa.Column('id', sa.Integer(), nullable=False),
+        sa.Column('mesa_id', sa.String(length=32), nullable=False),
+        sa.Column('player_id', sa.Integer(), nullable=False),
+        sa.Column('variant', sa.String(length=32), nullable=False),
+        sa.Column('rules_key', sa.String(length=64), nullable=False),
+        sa.Column('month', sa.String(length=7), nullable=False),
+        *(sa.Column(name, sa.Integer(), nullable=False) for name in (
+            'games', 'leads', 'wins', 'shared')),
+        sa.Column('share', sa.Float(), nullable=False),
+        *(sa.Column(name, sa.Integer(), nullable=False) for name in (
+            'total_sum', 'best', 'instant', 'generalas', 'scratches', 'judged')),
+        sa.Column('lost_sum', sa.Float(), nullable=True),
+        sa.Column('luck_sum', sa.Float(), nullable=True),
+        sa.Column('first_day', sa.String(length=10), nullable=False),
+        sa.Column('last_day', sa.String(length=10), nullable=False),
+        sa.ForeignKeyConstraint(['mesa_id'], ['mesas.id'], ondelete='CASCADE'),
+        sa.ForeignKeyConstraint(['player_id'], ['mesa_players.id'], ondelete='CASCADE'),
+        sa.PrimaryKeyConstraint('id'),
+        sa.UniqueConstraint('mesa_id', 'player_id', 'variant', 'rules_key', 'month'),
+    )
+    op.create_index('ix_mesa_tallies_player_id', 'mesa_tallies', ['player_id'])
 
 
 def downgrade():
+    op.drop_table('mesa_tallies')
     op.drop_table('mesa_results')
     with op.batch_alter_table('games', schema=None) as batch_op:
         batch_op.drop_index('ix_games_mesa_created')
