@@ -10,7 +10,8 @@ work is what grows with the games):
    under 50 ms;
 2. a poll of them (304 for the table's version);
 3. the history's first page and a page 4,000 games deep (20 games a page);
-4. the write that ends a table's game (its results, the table's version) beside
+4. the whole history as CSV;
+5. the write that ends a table's game (its results, the table's version) beside
    the same turn that ends a game at no table.
 
 Each is printed in milliseconds, median of ``--rounds`` passes with the
@@ -157,6 +158,15 @@ def bench(kind: str, folder: str, games: int, rounds: int) -> None:
             .get_json()["next"]
     show("history, a page 4,000 games deep", timed(fresh(f"/api/v1/tables/{mesa}/games", cursor=cursor), rounds),
          base)
+
+    def export():
+        from anotador.api.tables import _exports
+
+        _exports.items.clear()  # made anew each time: a worker keeps the last ones it made
+        r = client.get(f"/api/v1/tables/{mesa}/games.csv")
+        assert r.status_code == 200 and r.data.count(b"\n") == 1 + 3 * games
+
+    show(f"the whole history as CSV ({games} games)", timed(export, rounds, per_round=3), base)
 
     def last_turns(at_table: bool):
         """A fresh two-player game one turn from its end for each call; the call is that last turn."""

@@ -281,7 +281,9 @@ def test_forced_colors_keep_the_current_player_and_pending_cells_marked(phone):
 LAYOUT = """() => {
     // the part of an element on screen: laid out, and cut to every scroll box around it (the pad, the
     // options, the sheet); null when nothing of it is in sight
+    // (checkVisibility: the inside of a closed <details> keeps boxes in Chromium, but is never shown)
     const clip = (e) => { if (!e.getClientRects().length || getComputedStyle(e).visibility === 'hidden') return null;
+        if (e.checkVisibility && !e.checkVisibility()) return null;
         const b = e.getBoundingClientRect(); let r = { left: b.left, right: b.right, top: b.top, bottom: b.bottom };
         for (let a = e.parentElement; a; a = a.parentElement) { const s = getComputedStyle(a);
             if (s.overflowY === 'visible' && s.overflowX === 'visible') continue;

@@ -26,6 +26,7 @@ from ..extensions import db
 from ..models import GameRow, MesaAliasRow, MesaPlayerRow, MesaRow, ResultRow, utcnow
 from ..rules import InvalidNameError, clean_name
 from ..rules.game import name_key
+from .backends import backend
 from .errors import (Conflict, Forbidden, MesaForbidden, MesaNotFound, MesaUnauthorized, NameTaken, PreconditionFailed,
                      SameRegular, Unauthorized, UnknownRegular)
 from .rate import Quota, check_rate
@@ -96,7 +97,8 @@ def mesa_head(mesa_id: str) -> int:
 
 
 def get_mesa(mesa_id: str) -> MesaRow:
-    """A table's row, for a read."""
+    """A table's row, for a read: what the request reads after it is of the same moment (one snapshot)."""
+    backend().snapshot()
     mesa = db.session.get(MesaRow, mesa_id) if possible_id(mesa_id) else None
     if mesa is None:
         raise MesaNotFound(mesa_id)

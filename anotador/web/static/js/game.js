@@ -568,7 +568,10 @@ export class GameView {
     for (let k = 1; k <= n; k++) again.append("players", g.players[(g.first_player + k) % n].name);
     again.set("rules", JSON.stringify(g.rules));
     again.set("rematch", "1");
+    if (g.table && store.mesaToken(g.table)) again.set("mesa", g.table);  // the next game at the same table
     $("#again").href = `${ROOT}/?${again.toString()}`;
+    $("#mesa-link").hidden = !g.table;
+    if (g.table) $("#mesa-link").href = `${ROOT}/m/${g.table}`;
     $("#again").hidden = !finished;
     // The advisor's analysis of a finished game, on request: it may need its table built first.
     $("#analysis-btn").hidden = !finished;

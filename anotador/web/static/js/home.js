@@ -2,18 +2,21 @@
 
 import { call, variants, ROOT } from "./api.js";
 import { $, $$, el, focus, isolate } from "./helpers.js";
+import { renderMesas } from "./mesa.js";
 import { store } from "./store.js";
 import { lang, t } from "./words.js";
 
 let known = [];
 let seedRules = null;
 let rematch = false;  // another game of the same table: its rules are known, Start is what comes next
+let atMesa = null;  // the table of regulars a new game starts at ({ id, name, token }), from ?mesa=
 // A tie for who starts: only the tied players roll again, round after round.
 const tie = { key: null, rounds: [], tied: null };
 
 export async function showHome(navigate) {
   $("#home").hidden = false;
   $("#game").hidden = true;
+  $("#mesa").hidden = true;
   document.title = "Anotador";
   const params = new URLSearchParams(location.search);
   seedRules = null;
@@ -26,7 +29,13 @@ export async function showHome(navigate) {
   renderVariantWords();
   $("#variants").onchange = () => { seedRules = null; renderHouse(); };
   renderPlayers(params.getAll("players").length ? params.getAll("players") : ["", ""]);
+  const mesaId = params.get("mesa");
+  const saved = store.mesas().find((m) => m.id === mesaId);
+  atMesa = saved && saved.token ? saved : null;
+  renderAtMesa();
+  $("#leave-mesa").onclick = () => { atMesa = null; renderAtMesa(); };
   renderRecent();
+  renderMesas(navigate);
   refreshRecent();
   // The handler goes on before the wait: a tap on Start while the variants are
   // still on their way must not submit the form the browser's way (a GET).
@@ -40,8 +49,14 @@ export async function showHome(navigate) {
   }
 }
 
+function renderAtMesa() {
+  $("#at-mesa").hidden = !atMesa;
+  if (atMesa) $("#at-mesa-text").textContent = t("m_at", { name: isolate(atMesa.name || atMesa.id) });
+}
+
 /** The language changed: every word of the start screen follows. */
 export function relabelHome() {
+  renderAtMesa();
   renderVariantWords();
   relabelPlayers();
   renderHouse();
@@ -232,8 +247,13 @@ async function startGame(event, navigate) {
     if (tie.tied) tie.rounds.push($$("#tie-dice select").map((x) => Number(x.value)));
     body.first_rolls = tie.rounds.length > 1 ? tie.rounds : first;
   }
+  const headers = {};
+  if (atMesa) {
+    body.table = atMesa.id;
+    headers.Authorization = `Bearer ${atMesa.token}`;
+  }
   $("#start").disabled = true;
-  const res = await call("POST", "/api/v1/games", { body });
+  const res = await call("POST", "/api/v1/games", { body, headers });
   $("#start").disabled = false;
   if (res.status === 422 && res.data && res.data.tied) {
     tie.tied = res.data.tied;
@@ -249,7 +269,7 @@ async function startGame(event, navigate) {
   resetTie();
   const g = res.data;
   store.remember({ id: g.id, token: g.token, names: g.players.map((p) => p.name), variant: g.variant,
-                   at: new Date().toISOString() });
+                   at: new Date().toISOString(), mesa: g.table || undefined });
   navigate(`${ROOT}/g/${g.id}`);
 }
 

@@ -1,4 +1,4 @@
-// Anotador's phone page: routes between the start screen and a game, keeps
+// Anotador's phone page: routes between the start screen, a game and a table, keeps
 // the language, and installs the service worker that keeps the page's shell
 // on the phone (never the API: the sheet always comes from the server).
 
@@ -6,11 +6,13 @@ import { ROOT, url } from "./api.js";
 import { GameView } from "./game.js";
 import { $ } from "./helpers.js";
 import { addPlayerRow, relabelHome, showHome, toggleDice } from "./home.js";
+import { MesaView, createMesa } from "./mesa.js";
 import { store } from "./store.js";
 import { applyTheme, nextTheme } from "./theme.js";
 import { applyWords, lang, setLang } from "./words.js";
 
 let game = null;
+let mesa = null;
 
 function navigate(path) {
   history.pushState({}, "", path);
@@ -20,11 +22,17 @@ function navigate(path) {
 function route() {
   const path = location.pathname.startsWith(ROOT) ? location.pathname.slice(ROOT.length) : location.pathname;
   const m = /^\/g\/([A-Za-z0-9_-]+)$/.exec(path);
+  const at = /^\/m\/([A-Za-z0-9_-]+)$/.exec(path);
+  if (!at && mesa) mesa.close();
   if (m) {
     game ||= new GameView();
     return game.open(m[1]);
   }
   if (game) game.close();
+  if (at) {
+    mesa ||= new MesaView(navigate);
+    return mesa.open(at[1]);
+  }
   return showHome(navigate);
 }
 
@@ -35,6 +43,7 @@ function wire() {
     applyWords();
     applyTheme();
     if (!$("#home").hidden) relabelHome();
+    else if (mesa && !$("#mesa").hidden) { mesa.render(); mesa.loadHistory(true); mesa.share.render(); }
     else if (game) { game.render(); game.share.render(); }
   });
   $("#theme").addEventListener("click", nextTheme);
@@ -48,6 +57,7 @@ function wire() {
   $("#record-rolls").addEventListener("change", () => store.setFlag("recordRolls", $("#record-rolls").checked));
   $("#add-player").addEventListener("click", () => addPlayerRow("")?.focus());
   $("#use-dice").addEventListener("change", toggleDice);
+  $("#new-mesa-form").addEventListener("submit", (e) => createMesa(e, navigate));
   window.addEventListener("popstate", route);
 }
 

@@ -20,24 +20,29 @@ function loadQr() {
   return qrLoading;
 }
 
-/** The address other phones open: the server's public root (the LAN address under --lan). */
-export function shareUrl(id, token, mode) {
+/** The address other phones open: the server's public root (the LAN address under --lan); ``kind`` "g" for a
+ *  game's page, "m" for a table's. */
+export function shareUrl(id, token, mode, kind = "g") {
   const base = document.documentElement.dataset.public || `${location.origin}${url("/")}`;
-  const page = `${base}g/${id}`;
+  const page = `${base}${kind}/${id}`;
   return mode === "write" && token ? `${page}#token=${token}` : page;
 }
 
+/** A share panel: its elements' ids start with ``prefix`` ("" for a game's, "m-" for a table's). */
 export class Share {
-  constructor() {
+  constructor(prefix = "", kind = "g") {
     this.mode = "read";
     this.id = null;
     this.token = null;
-    $("#share-btn").addEventListener("click", () => this.toggle());
-    $("#tab-read").addEventListener("click", () => { this.mode = "read"; this.render(); });
-    $("#tab-write").addEventListener("click", () => { this.mode = "write"; this.render(); });
-    $("#copy").addEventListener("click", async () => {
-      const value = $("#share-url").value;
-      try { await navigator.clipboard.writeText(value); } catch { $("#share-url").select(); document.execCommand("copy"); }
+    this.kind = kind;
+    this.$ = (name) => $(`#${prefix}${name}`);
+    this.words = kind === "g" ? { read: "share_read", write: "share_write" } : { read: "m_share_read", write: "m_share_write" };
+    this.$("share-btn").addEventListener("click", () => this.toggle());
+    this.$("tab-read").addEventListener("click", () => { this.mode = "read"; this.render(); });
+    this.$("tab-write").addEventListener("click", () => { this.mode = "write"; this.render(); });
+    this.$("copy").addEventListener("click", async () => {
+      const value = this.$("share-url").value;
+      try { await navigator.clipboard.writeText(value); } catch { this.$("share-url").select(); document.execCommand("copy"); }
       toast(t("copied"));
     });
   }
@@ -46,31 +51,31 @@ export class Share {
     this.id = id;
     this.token = token;
     this.mode = "read";
-    $("#share").hidden = true;
-    $("#share-btn").setAttribute("aria-expanded", "false");
+    this.$("share").hidden = true;
+    this.$("share-btn").setAttribute("aria-expanded", "false");
   }
 
   toggle() {
-    const panel = $("#share");
+    const panel = this.$("share");
     panel.hidden = !panel.hidden;
-    $("#share-btn").setAttribute("aria-expanded", String(!panel.hidden));
+    this.$("share-btn").setAttribute("aria-expanded", String(!panel.hidden));
     if (!panel.hidden) this.render();
   }
 
   async render() {
-    if ($("#share").hidden) return;
+    if (this.$("share").hidden) return;
     const mode = this.token ? this.mode : "read";
-    $("#tab-write").hidden = !this.token;
-    $("#tab-read").setAttribute("aria-selected", String(mode === "read"));
-    $("#tab-write").setAttribute("aria-selected", String(mode === "write"));
-    const link = shareUrl(this.id, this.token, mode);
-    $("#share-url").value = link;
-    $("#share-hint").textContent = mode === "write" ? t("share_write") : t("share_read");
+    this.$("tab-write").hidden = !this.token;
+    this.$("tab-read").setAttribute("aria-selected", String(mode === "read"));
+    this.$("tab-write").setAttribute("aria-selected", String(mode === "write"));
+    const link = shareUrl(this.id, this.token, mode, this.kind);
+    this.$("share-url").value = link;
+    this.$("share-hint").textContent = t(this.words[mode]);
     // Named by what it is for: never the URL, which in write mode holds the secret token.
-    $("#qr").setAttribute("aria-label", mode === "write" ? t("qr_write") : t("qr_read"));
+    this.$("qr").setAttribute("aria-label", mode === "write" ? t("qr_write") : t("qr_read"));
     try {
       await loadQr();
-      draw($("#qr"), link);
+      draw(this.$("qr"), link);
     } catch { /* no QR without its script: the link is there to copy */ }
   }
 }

@@ -1,7 +1,8 @@
-// What this phone remembers: recent games and their tokens, the last sheet
+// What this phone remembers: recent games and tables and their tokens, the last sheet
 // seen of each (shown while offline), turns waiting to be sent, small flags.
 
 const GAMES = "anotador.games";
+const MESAS = "anotador.mesas";
 
 function read(key, fallback) {
   try {
@@ -62,6 +63,16 @@ export const store = {
     if (cells.length) write(`anotador.fixed.${id}`, cells);
     else localStorage.removeItem(`anotador.fixed.${id}`);
   },
+
+  /** This phone's tables of regulars, last opened first: { id, name, token? (write links only), at }. */
+  mesas() { return read(MESAS, []); },
+  rememberMesa(entry) {
+    const list = store.mesas();
+    const old = list.find((m) => m.id === entry.id) || {};
+    write(MESAS, [{ ...old, ...entry }, ...list.filter((m) => m.id !== entry.id)].slice(0, 20));
+  },
+  forgetMesa(id) { write(MESAS, store.mesas().filter((m) => m.id !== id)); },
+  mesaToken(id) { const m = store.mesas().find((x) => x.id === id); return m ? m.token || null : null; },
 
   flag(name) { return read(`anotador.flag.${name}`, false); },
   setFlag(name, value = true) { write(`anotador.flag.${name}`, value); },
