@@ -10,7 +10,8 @@ where               what it owns
 ``corrections``     correcting a recorded turn, keeping what it was
 ``rolloffs``        tie-break rolls after a tied game
 ``purge``           deleting old games and tables (retention)
-``mesas``           tables of regulars: made, read, locked; their players renamed, merged
+``mesas``           tables of regulars: made, read, locked; their players found by name
+``regulars``        a table's players renamed and merged
 ``join``            adding a game to a table afterwards
 ``standings``       a table's results (kept by every write of its games), standings, history
 ``writes``          what every write does around its change: lock, check, commit
@@ -37,7 +38,8 @@ from .errors import (BadQuery, Conflict, Forbidden, GameNotFound, IdempotencyMis
                      MesaNotFound, MesaUnauthorized, Moved, NameTaken, PreconditionFailed, Replay, SameRegular,
                      TooManyCorrections, TooManyGames, Unauthorized, UnknownRegular)
 from .join import join_mesa
-from .mesas import create_mesa, get_mesa, merge, mesa_head, players_of, rename, usual_players
+from .mesas import create_mesa, get_mesa, mesa_head, players_of, usual_players
+from .regulars import merge, rename
 from .standings import all_games, history, read_cursor, standings
 from .keys import IDEMPOTENCY_TTL, Idempotency
 from .purge import purge

@@ -9,7 +9,8 @@ game's own sheet never changes when a regular is renamed or merged: only
 whom its seats count for.
 
 The standings, and the rows they are summed from, are
-:mod:`~anotador.sheets.standings`.
+:mod:`~anotador.sheets.standings`; renaming and merging regulars,
+:mod:`~anotador.sheets.regulars`.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from datetime import timedelta
 from typing import Any, Iterable
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError, available_timezones
 
-from sqlalchemy import bindparam, delete, func, insert, select, update
+from sqlalchemy import bindparam, func, insert, select, update
 
 from ..database import begin_write
 from ..extensions import db
@@ -27,8 +28,7 @@ from ..models import GameRow, MesaAliasRow, MesaPlayerRow, MesaRow, ResultRow, u
 from ..rules import InvalidNameError, clean_name
 from ..rules.game import name_key
 from .backends import backend
-from .errors import (Conflict, Forbidden, MesaForbidden, MesaNotFound, MesaUnauthorized, NameTaken, PreconditionFailed,
-                     SameRegular, Unauthorized, UnknownRegular)
+from .errors import Conflict, Forbidden, MesaForbidden, MesaNotFound, MesaUnauthorized, PreconditionFailed, Unauthorized
 from .rate import Quota, check_rate
 from .reads import possible_id
 from .times import aware
@@ -186,52 +186,6 @@ def players_of(mesa_id: str) -> dict[int, dict[str, Any]]:
     return out
 
 
-def _regular(mesa_id: str, player_id: Any, field: str) -> MesaPlayerRow:
-    player = db.session.get(MesaPlayerRow, player_id) if type(player_id) is int else None
-    if player is None or player.mesa_id != mesa_id:
-        raise UnknownRegular(f"This table has no player {player_id!r}.", field)
-    return player
-
-
-def rename(mesa_id: str, token: str | None, if_match: Any, player_id: Any, name: Any) -> MesaRow:
-    """Give a regular another name to be shown by; the new name stands for them in later games too.
-
-    A name that already stands for another regular is a conflict: merge them instead.
-    """
-    name = clean_name(name, "name")
-    mesa = lock_mesa(mesa_id, token, if_match)
-    player = _regular(mesa.id, player_id, "player")
-    key = name_key(name)
-    holder = db.session.scalar(select(MesaAliasRow.player_id)
-                               .where(MesaAliasRow.mesa_id == mesa.id, MesaAliasRow.name_key == key))
-    if holder is not None and holder != player.id:
-        raise NameTaken(f"{name!r} already stands for another player of this table: merge them instead.", "name")
-    if holder is None:
-        db.session.add(MesaAliasRow(mesa_id=mesa.id, name_key=key, name=name, player_id=player.id))
-    player.name = name
-    moved_on(mesa.id)
-    db.session.commit()
-    return mesa
-
-
-def merge(mesa_id: str, token: str | None, if_match: Any, source: Any, into: Any) -> MesaRow:
-    """Count ``source`` as ``into`` ("Abu" is "Abuela"): their names, their games; ``source`` goes."""
-    mesa = lock_mesa(mesa_id, token, if_match)
-    gone = _regular(mesa.id, source, "player")
-    kept = _regular(mesa.id, into, "into")
-    if gone.id == kept.id:
-        raise SameRegular("A player cannot be merged into themselves.", "into")
-    db.session.execute(update(MesaAliasRow).where(MesaAliasRow.player_id == gone.id).values(player_id=kept.id))
-    db.session.execute(update(ResultRow).where(ResultRow.player_id == gone.id).values(player_id=kept.id))
-    from .standings import retally  # standings reads the table's players from here
-
-    retally(mesa.id, {gone.id, kept.id})
-    db.session.execute(delete(MesaPlayerRow).where(MesaPlayerRow.id == gone.id))
-    moved_on(mesa.id)
-    db.session.commit()
-    return mesa
-
-
 def usual_players(mesa_id: str, limit: int = 12) -> list[str]:
     """The names a new game at this table starts with: who played its ten latest finished games, most often first."""
     latest = list(db.session.scalars(
@@ -248,5 +202,5 @@ def usual_players(mesa_id: str, limit: int = 12) -> list[str]:
     return [name for name, _ in rows[:limit]]
 
 
-__all__ = ["Conflict", "check_mesa_token", "check_zone", "create_mesa", "get_mesa", "lock_mesa", "lock_row", "merge", "mesa_head",
-           "moved_on", "players_of", "regulars_of", "rename", "usual_players"]
+__all__ = ["Conflict", "check_mesa_token", "check_zone", "create_mesa", "get_mesa", "lock_mesa", "lock_row", "mesa_head",
+           "moved_on", "players_of", "regulars_of", "usual_players"]
