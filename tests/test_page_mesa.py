@@ -207,3 +207,22 @@ def test_the_table_screen_reflows_with_nothing_cut_or_overlapping(phone, page_ap
     got = page.evaluate(LAYOUT)
     shot(page, f"mesa-reflow-{width}x{height}-{text}x", full_page=True)
     assert got == {"cut": [], "overlaps": [], "wide": False}, got
+
+
+def test_the_table_opens_with_no_connection_as_last_seen(phone, page_app):
+    mesa = seeded(page_app, games=3)
+    page = phone(width=390, height=844)
+    page.goto(f"/m/{mesa.id}")
+    expect(page.locator("#standings tbody tr")).to_have_count(3)
+    expect(page.locator("#mesa-history li")).to_have_count(3)
+    page.wait_for_function("() => navigator.serviceWorker.controller !== null || "
+                           "navigator.serviceWorker.ready.then(() => true)")
+    page.reload()  # now under the worker's control
+    page.wait_for_function("() => navigator.serviceWorker.controller !== null")
+    page.context.set_offline(True)
+    page.reload()
+    expect(page.locator("#mesa-title")).to_have_text("Los domingos de la abuela")  # the shell, from the cache
+    expect(page.locator("#standings tbody tr")).to_have_count(3)                    # the standings, from the phone
+    expect(page.locator("#mesa-history li")).to_have_count(3)
+    page.context.set_offline(False)
+    assert page.errors == []

@@ -28,7 +28,7 @@ self.addEventListener("fetch", (event) => {
   if (path.startsWith("/api/") || path === "/openapi.yaml" || path === "/healthz" || path === "/readyz") return;
   if (request.mode === "navigate") {
     // The page itself: fresh from the server, or the kept shell when offline
-    // (the same shell serves "/" and every "/g/<id>").
+    // (the same shell serves "/", every "/g/<id>" and every "/m/<id>").
     event.respondWith(fetch(request).catch(() => caches.match(SHELL)));
     return;
   }

@@ -37,7 +37,13 @@ export class MesaView {
     this.share.open(id, this.token);
     $("#mesa").hidden = false;
     $("#mesa-missing").hidden = true;
+    const seen = store.lastMesa(id);  // at once, and with no connection at all
     this.known = await variants();
+    if (seen && seen.body && !this.body) {
+      this.body = seen.body;
+      this.render();
+      if (seen.games) this.showHistory(seen.games, null);
+    }
     await this.refresh();
     this.loadHistory(true);
     this.poll();
@@ -87,6 +93,7 @@ export class MesaView {
     this.etag = res.headers.get("ETag");
     this.query = query;
     store.rememberMesa({ id: this.id, name: this.body.name, at: new Date().toISOString() });
+    if (!query) store.sawMesa(this.id, { body: this.body });
     this.render();
     return true;
   }
@@ -267,8 +274,13 @@ export class MesaView {
     const path = `/api/v1/tables/${encodeURIComponent(this.id)}/games?limit=20${!again && this.next ? `&cursor=${encodeURIComponent(this.next)}` : ""}`;
     const res = await call("GET", path, { fresh: true });
     if (!res.ok || !res.data) return;
-    this.games = again ? res.data.games : this.games.concat(res.data.games);
-    this.next = res.data.next;
+    if (again) store.sawMesa(this.id, { games: res.data.games });
+    this.showHistory(again ? res.data.games : this.games.concat(res.data.games), res.data.next);
+  }
+
+  showHistory(games, next) {
+    this.games = games;
+    this.next = next;
     $("#mesa-more").hidden = !this.next;
     $("#mesa-history").replaceChildren(...this.games.map((g) => this.historyItem(g)));
   }

@@ -71,7 +71,13 @@ export const store = {
     const old = list.find((m) => m.id === entry.id) || {};
     write(MESAS, [{ ...old, ...entry }, ...list.filter((m) => m.id !== entry.id)].slice(0, 20));
   },
-  forgetMesa(id) { write(MESAS, store.mesas().filter((m) => m.id !== id)); },
+  forgetMesa(id) {
+    write(MESAS, store.mesas().filter((m) => m.id !== id));
+    localStorage.removeItem(`anotador.mesa.${id}`);
+  },
+  /** A table's standings and first page of history as last seen, to show with no connection. */
+  lastMesa(id) { return read(`anotador.mesa.${id}`, null); },
+  sawMesa(id, seen) { write(`anotador.mesa.${id}`, { ...(store.lastMesa(id) || {}), ...seen }); },
   mesaToken(id) { const m = store.mesas().find((x) => x.id === id); return m ? m.token || null : null; },
 
   flag(name) { return read(`anotador.flag.${name}`, false); },
