@@ -45,7 +45,7 @@ from .sheets.rate import Quota
 from .rules import RuleSet
 from .solver import Solver
 from .solver import folder as store
-from .solver.chances import NotExact, Outlook, exact_for
+from .solver.chances import LateOutlook, NotExact, Outlook, exact_for
 from .solver.build import ABANDONED, BUILT, BUSY, build, builtin_rules, kind_of
 from .solver.folder import key_of
 
@@ -120,6 +120,8 @@ class Tables:
         self.missing_stamp = 0
         self._builtin: dict[str, RuleSet] | None = None
         self.outlooks: LRU[str, Outlook] = LRU(OUTLOOKS_KEPT)
+        #: The Yahtzee family's, one per rule set (each bounded: chances.LATE_KEPT states).
+        self.late: LRU[str, LateOutlook] = LRU(2)
         self.outlook_lock = threading.Lock()
         self.outlook_builds: dict[str, float] = {}  # key → when it should be made (monotonic): one at a time
 
@@ -227,6 +229,18 @@ class Tables:
         if found is not None:
             return found
         raise TableBuilding(retry_after(max(0.5, (making or 0) - time.monotonic())))
+
+    def late_outlook(self, rules: RuleSet, client: str | None = None, game: bool = False) -> LateOutlook:
+        """Who is winning in the last rounds, for rules whose sheets hold more than their boxes (the Yahtzee
+        family): made at once from the table (:meth:`get`), its states worked out as games reach them.
+        Raises :class:`~anotador.solver.chances.NotExact` for rules it cannot do."""
+        key = key_of(rules)
+        found = self.late.get(key)
+        if found is None:
+            table = self.get(rules, client, game)
+            found = LateOutlook(table.solver, table.values)
+            self.late.put(key, found)
+        return found
 
     def _make_outlook(self, key: str, table: "Table") -> None:
         try:

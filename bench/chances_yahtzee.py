@@ -1,4 +1,4 @@
-"""What chances for the Yahtzee family would cost: the measurements behind docs/chances.md's "Not yet".
+"""What chances for the Yahtzee family cost: the measurements behind docs/chances.md's "The Yahtzee family" (exact in the last rounds).
 
 Its sheets hold the upper subtotal and the Yahtzee flag as well as the boxes,
 so the Generala family's outlook (every state's distribution, made once) does

@@ -215,3 +215,52 @@ def test_double_cameroon_splits_ten_dice_and_its_chances_are_exact_too(new_game,
     assert ana["total"] == 51 and ana["chance"] > body["players"][1]["chance"]
     assert body["players"][1]["expected_final"] == pytest.approx(float(advice_tables["double-cameroon"][1][0]),
                                                                  abs=1e-6)
+
+
+@pytest.mark.slow
+def test_a_yahtzee_game_has_exact_chances_in_its_last_four_rounds_and_none_before(new_game, advice_tables):
+    """The Yahtzee family: a 501 saying from when, asked before any table is; then exact chances."""
+    import time
+
+    from anotador.advice import TableBuilding, Tables
+    from anotador.rules import find_variant
+
+    from .conftest import SOLVER_DIR
+
+    table = new_game("yahtzee", ["Ana", "Beto"])
+    # Ana three of each face, Beto two: Ana will have the upper bonus, Beto not
+    plays = [("ones", [1, 1, 1, 2, 3], [1, 1, 2, 3, 4]), ("twos", [2, 2, 2, 5, 6], [2, 2, 1, 5, 6]),
+             ("threes", [3, 3, 3, 1, 2], [3, 3, 1, 2, 4]), ("fours", [4, 4, 4, 1, 2], [4, 4, 1, 2, 3]),
+             ("fives", [5, 5, 5, 1, 2], [5, 5, 1, 2, 3]), ("sixes", [6, 6, 6, 1, 2], [6, 6, 1, 2, 3]),
+             ("three_of_a_kind", [4, 4, 4, 2, 3], [5, 5, 5, 6, 6]), ("full_house", [2, 2, 3, 3, 3], [4, 4, 6, 6, 6]),
+             ("chance", [6, 5, 4, 6, 5], [6, 6, 5, 5, 4])]
+    for n, (box, ana, beto) in enumerate(plays):
+        if n == len(plays) - 1:  # five boxes open each: not yet, and no table was asked for
+            r = table.client.get(table.url("/chances"))
+            assert r.status_code == 501 and "last 4 rounds" in r.get_json()["detail"]
+        for _ in range(2):
+            seat = table.get()["turn"]["player"]
+            table.turn(seat, box, ana if seat == 0 else beto)
+    store, deadline = Tables(SOLVER_DIR), time.monotonic() + 300
+    while True:  # the table, as the server would have it built ahead
+        try:
+            store.build_now(find_variant("yahtzee").rules())
+            break
+        except TableBuilding:
+            assert time.monotonic() < deadline
+            time.sleep(0.5)
+    r = table.client.get(table.url("/chances"))
+    while r.status_code == 503:  # this server process loading it
+        time.sleep(0.2)
+        r = table.client.get(table.url("/chances"))
+    assert r.status_code == 200, r.get_json()
+    body = r.get_json()
+    assert body["method"] == "exact" and body["history"] is None
+    assert sum(p["chance"] for p in body["players"]) == pytest.approx(1, abs=1e-5)
+    ahead = max(range(2), key=lambda i: body["players"][i]["total"])
+    assert body["players"][ahead]["chance"] > 0.5
+    for p in body["players"]:
+        assert p["final_total"]["p5"] <= p["final_total"]["p50"] <= p["final_total"]["p95"]
+        assert p["expected_final"] > p["total"]
+    again = table.client.get(table.url("/chances"), headers={"If-None-Match": r.headers["ETag"]})
+    assert again.status_code == 304

@@ -213,3 +213,49 @@ def test_exact_chances_match_a_seeded_simulation_within_three_standard_errors(va
     mean = shares.mean(axis=0)
     error = np.maximum(shares.std(axis=0) / np.sqrt(games), 1e-3)
     assert (np.abs(mean - exact) < 3 * error).all(), (mean, exact, error)
+
+
+# -- the Yahtzee family, in its last rounds ----------------------------------------------------
+
+#: Fixed late positions (2 and 3 players, 4 boxes open each, upper bonuses reached and in reach).
+LATE_POSITIONS = [
+    ("yahtzee", 0, [{"ones": 3, "twos": 6, "threes": 9, "fours": 12, "fives": 15, "full_house": 25,
+                     "small_straight": 30, "large_straight": 40, "chance": 22},
+                    {"ones": 2, "twos": 8, "threes": 12, "fours": 16, "sixes": 24, "three_of_a_kind": 22,
+                     "four_of_a_kind": 18, "chance": 23, "small_straight": 30}]),
+    ("yatzy", 2, [{"ones": 3, "twos": 6, "threes": 9, "fours": 12, "fives": 15, "sixes": 18, "one_pair": 12,
+                   "two_pairs": 14, "three_of_a_kind": 15, "four_of_a_kind": 16, "small_straight": 15},
+                  {"ones": 2, "twos": 8, "threes": 6, "fours": 16, "fives": 20, "sixes": 24, "one_pair": 10,
+                   "two_pairs": 0, "three_of_a_kind": 12, "full_house": 18, "yatzy": 50},
+                  {"ones": 1, "twos": 4, "threes": 12, "fives": 10, "sixes": 30, "one_pair": 12, "two_pairs": 16,
+                   "large_straight": 20, "chance": 24, "yatzy": 0, "four_of_a_kind": 20}]),
+]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("variant, start, sheets", LATE_POSITIONS)
+def test_the_yahtzee_familys_chances_in_the_last_rounds_are_exact(variant, start, sheets):
+    """Late in a game of the Yahtzee family (sheets hold their upper subtotal): each player's distribution has
+    the advisor's expected final total as its mean, and the chances land within three standard errors of a
+    seeded simulation of the same model."""
+    from anotador.solver.chances import LATE_OPEN, LateOutlook, late_enough
+
+    rules = find_variant(variant).rules()
+    solver, V = solved(rules)
+    late = LateOutlook(solver, V)
+    game = position(rules, start, [rules.check_sheet(s) for s in sheets])
+    assert max(len(rules.boxes) - len(s) for s in game.sheets) <= LATE_OPEN
+    found = game_chances(late, game)
+    assert sum(c.chance for c in found) == pytest.approx(1, abs=1e-12)
+    for seat, c in enumerate(found):
+        sheet = game.sheets[seat]
+        assert c.expected == pytest.approx(sum(sheet.values()) + float(V[solver.space.state_of(sheet)]), abs=1e-9)
+    exact = np.array([c.chance for c in found])
+    games = 1500
+    shares = simulate(game, Player(solver, V), games, seed=2026)
+    mean = shares.mean(axis=0)
+    error = np.maximum(shares.std(axis=0) / np.sqrt(games), 1e-3)
+    assert (np.abs(mean - exact) < 3 * error).all(), (mean, exact, error)
+    # earlier than the last rounds: refused, before any work
+    with pytest.raises(NotExact, match="last 4 rounds"):
+        late_enough(Game(rules, 2, 0))

@@ -201,3 +201,48 @@ def test_while_the_other_still_plays_the_hint_says_what_wins_beside_what_scores(
         re.compile(r"^To win: scratch Four of a kind — \d+% · For points: scratch Generala$"), timeout=20_000)
     shot(page, "chances-06-to-win-while-playing")
     assert page.errors == []
+
+
+@pytest.mark.slow
+def test_a_yahtzee_game_shows_its_bars_from_its_last_four_rounds(phone, base_url):
+    """No bar (and no place kept) while the Yahtzee family's chances are not worked out; they come when every
+    player has four boxes open, and follow the next turn."""
+    from anotador.advice import TableBuilding, Tables
+    from anotador.rules import find_variant
+
+    from .conftest import SOLVER_DIR
+
+    store, deadline = Tables(SOLVER_DIR), time.monotonic() + 300
+    while True:  # the table, as the server would have built it ahead
+        try:
+            store.build_now(find_variant("yahtzee").rules())
+            break
+        except TableBuilding:
+            assert time.monotonic() < deadline
+            time.sleep(0.5)
+    game = _api(base_url, "POST", "/api/v1/games", {"variant": "yahtzee", "players": ["Ana", "Beto"]})
+    token = game["token"]
+    boxes = [b["id"] for b in game["boxes"]]
+    page = phone(width=390, height=844)
+
+    def scratch(box):
+        state = _api(base_url, "GET", f"/api/v1/games/{game['id']}")
+        _api(base_url, "POST", f"/api/v1/games/{game['id']}/turns",
+             {"player": state["turn"]["player"], "category": box, "scratch": True}, token)
+
+    for box in boxes[:8]:  # eight rounds: five boxes open each
+        scratch(box)
+        scratch(box)
+    page.goto(f"/g/{game['id']}#token={token}")
+    expect(page.locator("#sheet tfoot td")).to_have_count(2)
+    expect(page.locator(BARS)).to_have_count(0)
+    scratch(boxes[8])  # Ana's ninth turn, recorded by another phone: Beto still has five open
+    expect(page.locator("#sheet tbody tr").nth(8).locator("td").first).to_have_text(re.compile("0|✕|—|–"),
+                                                                                    timeout=10_000)
+    expect(page.locator(BARS)).to_have_count(0)
+    scratch(boxes[8])  # four open each: the chances come
+    expect(page.locator(BARS)).to_have_count(2, timeout=20_000)
+    expect(page.locator(BARS).first).to_have_attribute("data-pct", PERCENT, timeout=20_000)
+    assert sorted(as_number(c) for c in chances_of(page)) != [0, 0]
+    shot(page, "chances-yahtzee-last-rounds")
+    assert page.errors == []

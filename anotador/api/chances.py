@@ -15,7 +15,7 @@ from flask import Blueprint
 from .. import sheets
 from ..advice import tables
 from ..rules import Game
-from ..solver.chances import PERCENTILES, exact_for, game_chances
+from ..solver.chances import PERCENTILES, exact_for, game_chances, late_enough
 from .advice import _round  # answers round their figures alike
 from .common import client_key
 from .games import version_read
@@ -44,7 +44,11 @@ def chances_body(game) -> dict[str, Any]:
     # A game in play needs its rule set's outlook; a finished one too, for its history, where one can be made.
     # Down to a roll-off, the players still in it share the chances: no outlook.
     outlook = None
-    if (not finished and ended.roll_off is None) or (finished and exact_for(rules) is None):
+    exact = exact_for(rules) is None
+    if not exact and not finished and ended.roll_off is None:  # the Yahtzee family: in the last rounds
+        late_enough(state)  # or a 501 before any table is asked for
+        outlook = tables().late_outlook(rules, client_key(), game=True)
+    elif (not finished and ended.roll_off is None) or (finished and exact):
         outlook = tables().outlook(rules, client_key(), game=True)
     found = game_chances(outlook, state)
     body = {
@@ -56,7 +60,7 @@ def chances_body(game) -> dict[str, Any]:
                     for name, c in zip(sheets.names_of(game), found)],
         "history": None,
     }
-    if finished and outlook is not None:
+    if finished and outlook is not None:  # (the Yahtzee family's early turns have none: no curve)
         body["history"] = history(game, state, outlook)
     return body
 

@@ -30,12 +30,16 @@ export class Chances {
   /** Whether the chances of ``game`` are to be shown here: wanted, and worked out for its rules (``variant``, once
    *  known, says; until then they are taken to be). */
   shows(game, variant) {
-    return Chances.wanted() && !this.unavailable && !!game && game.id === this.id && !(variant && variant.chances === false);
+    // rules whose chances come only in the last rounds (the Yahtzee family) show them once they come
+    return this.asks(game) && !this.unavailable && !(variant && variant.chances === false && !this.data);
   }
+
+  /** Whether the chances of ``game`` are asked for: wanted here; each version once, whatever the last answer. */
+  asks(game) { return Chances.wanted() && !!game && game.id === this.id; }
 
   /** Ask for the chances of ``game``'s version, if not asked yet: a 304 costs the server a poll. */
   async update(game, variant) {
-    if (!this.shows(game, variant)) return;
+    if (!this.asks(game)) return;
     this.latest = { game, variant };  // asked for while another answer is on its way: asked for after it
     if (this.asking || this.version === game.version) return;
     this.asking = true;
@@ -53,7 +57,11 @@ export class Chances {
 
   /** Take an answer in; whether it was one (a version's chances, or the news that they are unchanged). */
   answer(game, variant, res) {
-    if (res.status === 501) { this.unavailable = true; this.changed(); return false; }  // not worked out for these rules
+    if (res.status === 501) {  // not worked out for this version (the Yahtzee family's, before its last rounds)
+      Object.assign(this, { unavailable: true, version: game.version, data: null, etag: null });
+      this.changed();
+      return false;
+    }
     if (res.status === 503 || res.status === 429) {  // the table is being built: ask again when it says
       const wait = Math.min(30, Number(res.headers.get("Retry-After")) || 2);
       clearTimeout(this.timer);
@@ -65,6 +73,7 @@ export class Chances {
     this.data = res.data;
     this.etag = res.headers.get("ETag");
     this.version = res.data.version;
+    this.unavailable = false;
     this.changed();
     return true;
   }
