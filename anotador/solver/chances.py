@@ -60,9 +60,9 @@ PERCENTILES = (5, 25, 50, 75, 95)
 #: The Yahtzee family's chances are exact once every player still to play has at most this many boxes open:
 #: about 80 states a player then, 0.05 s of a core each (bench/chances_yahtzee.py); 6 open would be 550.
 LATE_OPEN = 4
-#: The most states a worker's :class:`LateOutlook` keeps the distribution of (about 6 KB each in Yahtzee):
-#: past it, it starts again.
-LATE_KEPT = 4000
+#: The most states a worker's :class:`LateOutlook` keeps the distribution of (5.4 KB each in Yahtzee: 16 MB
+#: at most): past it, it starts again.
+LATE_KEPT = 3000
 GENERALA_ROLES = ("generala", "double_generala")
 
 
@@ -315,21 +315,26 @@ class LateOutlook:
             self.kept = {}
         space, P = self.space, self.P
         mask, u, flags = space.parts(state)
-        sheet, finish, instant = np.zeros(P), np.zeros(P), np.zeros(space.nb + 1)
+        sheet, instant = np.zeros(P), np.zeros(space.nb + 1)
         if mask == (1 << space.nb) - 1:
-            sheet[int(space.bonus(np.array([u]))[0])] = finish[int(space.bonus(np.array([u]))[0])] = 1.0
-        else:
-            out = turn_outcomes(self.solver, self.V, mask, u, flags)
-            instant[0] = out.instant
-            for after, points, p, rest in zip(out.after.tolist(), out.points.tolist(), out.chance.tolist(),
-                                              out.rest.tolist()):
-                later_sheet, later_finish, later_instant = self._of(after)
-                if points < P:
-                    sheet[points:] += p * later_sheet[:P - points]
-                    if rest:
-                        finish[points:] += rest * later_finish[:P - points]
-                if rest:
-                    instant[1:] += rest * later_instant[:-1]
+            sheet[int(space.bonus(np.array([u]))[0])] = 1.0
+            found = self.kept[state] = (sheet, sheet, instant)
+            return found
+        out = turn_outcomes(self.solver, self.V, mask, u, flags)
+        later = [self._of(after) for after in out.after.tolist()]
+        # With no instant win this turn or later, the paths without one are all of them: finish is sheet (one
+        # array kept, not two: the Yahtzee family has none)
+        alike = out.instant == 0 and all(f is s for s, f, _ in later)
+        finish = sheet if alike else np.zeros(P)
+        instant[0] = out.instant
+        for (later_sheet, later_finish, later_instant), points, p, rest in zip(
+                later, out.points.tolist(), out.chance.tolist(), out.rest.tolist()):
+            if points < P:
+                sheet[points:] += p * later_sheet[:P - points]
+                if rest and not alike:
+                    finish[points:] += rest * later_finish[:P - points]
+            if rest:
+                instant[1:] += rest * later_instant[:-1]
         found = self.kept[state] = (sheet, finish, instant)
         return found
 
