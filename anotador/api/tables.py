@@ -34,8 +34,9 @@ _rename = RenameSchema()
 _merge = MergeSchema()
 
 
-class Reads(LRU[tuple, str]):
-    """Each table read this worker rendered, by table, version and URL: a version never changes."""
+class Reads(LRU[tuple, tuple]):
+    """Each table read this worker rendered (its text and headers), by table, version and URL: a version never
+    changes."""
 
 
 def _reads() -> Reads:
@@ -50,15 +51,14 @@ def _read(mesa_id: str, render) -> Response:
     if unchanged is not None:
         return unchanged
     key = (mesa_id, version, request.full_path)
-    text = _reads().get(key)
-    headers: list[tuple[str, str]] = []
-    if text is None:
+    found = _reads().get(key)
+    if found is None:
         mesa = sheets.get_mesa(mesa_id)
         body, headers = render(mesa)
-        text = current_app.json.dumps(body)
-        key = (mesa_id, mesa.version, request.full_path)
-        if not headers:
-            _reads().put(key, text)
+        found = current_app.json.dumps(body), tuple(headers)
+        key = (mesa_id, mesa.version, request.full_path)  # a write may have landed since the head was read
+        _reads().put(key, found)
+    text, headers = found
     response = current_app.response_class(text, mimetype="application/json")
     response.headers["ETag"] = etag(key[1])
     response.headers["Cache-Control"] = NO_CACHE
