@@ -61,30 +61,27 @@ def client(app):
     return app.test_client()
 
 
-@pytest.fixture(scope="session")
-def advice_tables():
-    """The advisor's tables of generala and double-cameroon, built once for the run (5 s).
-
-    In the run's one folder: the first worker to ask builds each, the others
-    wait for it (the store says so with TableBuilding while one is building).
-    """
+def built_in_run_folder(variant: str, wait: float = 300):
+    """The advisor's table of ``variant`` in the run's one folder, as a server would have it built ahead: the
+    first worker to ask builds it, the others wait for it (the store says TableBuilding while one builds)."""
     import time
 
     from anotador.advice import TableBuilding, Tables
 
-    store = Tables(SOLVER_DIR)
-    deadline = time.monotonic() + 300
+    store, deadline = Tables(SOLVER_DIR), time.monotonic() + wait
+    while True:
+        try:
+            return store.build_now(find_variant(variant).rules())
+        except TableBuilding:
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.2)
 
-    def built(variant: str):
-        while True:
-            try:
-                return store.build_now(find_variant(variant).rules())
-            except TableBuilding:
-                if time.monotonic() > deadline:
-                    raise
-                time.sleep(0.2)
 
-    return {v: built(v) for v in ("generala", "double-cameroon")}
+@pytest.fixture(scope="session")
+def advice_tables():
+    """The advisor's tables of generala and double-cameroon, built once for the run (5 s)."""
+    return {v: built_in_run_folder(v) for v in ("generala", "double-cameroon")}
 
 
 _SOLVED: dict = {}

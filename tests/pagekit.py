@@ -81,6 +81,14 @@ def scratch(page, box_name):
     confirm(page)
 
 
+def under_service_worker(page):
+    """Reload ``page`` once its service worker is installed, so that the worker controls it from then on."""
+    page.wait_for_function("() => navigator.serviceWorker.controller !== null || "
+                           "navigator.serviceWorker.ready.then(() => true)")
+    page.reload()
+    page.wait_for_function("() => navigator.serviceWorker.controller !== null")
+
+
 def api_turns(page, game):
     return page.evaluate("id => fetch(`/api/v1/games/${id}/turns`).then(r => r.json())", game)
 

@@ -220,12 +220,7 @@ def test_double_cameroon_splits_ten_dice_and_its_chances_are_exact_too(new_game,
 @pytest.mark.slow
 def test_a_yahtzee_game_has_exact_chances_in_its_last_four_rounds_and_none_before(new_game, advice_tables):
     """The Yahtzee family: a 501 saying from when, asked before any table is; then exact chances."""
-    import time
-
-    from anotador.advice import TableBuilding, Tables
-    from anotador.rules import find_variant
-
-    from .conftest import SOLVER_DIR
+    from .conftest import built_in_run_folder
 
     table = new_game("yahtzee", ["Ana", "Beto"])
     # Ana three of each face, Beto two: Ana will have the upper bonus, Beto not
@@ -241,14 +236,7 @@ def test_a_yahtzee_game_has_exact_chances_in_its_last_four_rounds_and_none_befor
         for _ in range(2):
             seat = table.get()["turn"]["player"]
             table.turn(seat, box, ana if seat == 0 else beto)
-    store, deadline = Tables(SOLVER_DIR), time.monotonic() + 300
-    while True:  # the table, as the server would have it built ahead
-        try:
-            store.build_now(find_variant("yahtzee").rules())
-            break
-        except TableBuilding:
-            assert time.monotonic() < deadline
-            time.sleep(0.5)
+    built_in_run_folder("yahtzee")
     r = table.client.get(table.url("/chances"))
     while r.status_code == 503:  # this server process loading it
         time.sleep(0.2)

@@ -207,19 +207,9 @@ def test_while_the_other_still_plays_the_hint_says_what_wins_beside_what_scores(
 def test_a_yahtzee_game_shows_its_bars_from_its_last_four_rounds(phone, base_url):
     """No bar (and no place kept) while the Yahtzee family's chances are not worked out; they come when every
     player has four boxes open, and follow the next turn."""
-    from anotador.advice import TableBuilding, Tables
-    from anotador.rules import find_variant
+    from .conftest import built_in_run_folder
 
-    from .conftest import SOLVER_DIR
-
-    store, deadline = Tables(SOLVER_DIR), time.monotonic() + 300
-    while True:  # the table, as the server would have built it ahead
-        try:
-            store.build_now(find_variant("yahtzee").rules())
-            break
-        except TableBuilding:
-            assert time.monotonic() < deadline
-            time.sleep(0.5)
+    built_in_run_folder("yahtzee")
     game = _api(base_url, "POST", "/api/v1/games", {"variant": "yahtzee", "players": ["Ana", "Beto"]})
     token = game["token"]
     boxes = [b["id"] for b in game["boxes"]]

@@ -18,7 +18,7 @@ from playwright.sync_api import expect  # noqa: E402
 
 from .conftest import shot
 from .mesakit import Mesa, play_out
-from .pagekit import audit, choose, confirm, roll
+from .pagekit import audit, choose, confirm, roll, under_service_worker
 
 FAMILY = ["Абуэла Мария Петровна Кузнецова-Смирнова", "عبد الرحمن بن محمد الفاسي من مدينة فاس ا", "王小明🎲",
           "Guillermina Fernández de la Cruz"]
@@ -215,10 +215,7 @@ def test_the_table_opens_with_no_connection_as_last_seen(phone, page_app):
     page.goto(f"/m/{mesa.id}")
     expect(page.locator("#standings tbody tr")).to_have_count(3)
     expect(page.locator("#mesa-history li")).to_have_count(3)
-    page.wait_for_function("() => navigator.serviceWorker.controller !== null || "
-                           "navigator.serviceWorker.ready.then(() => true)")
-    page.reload()  # now under the worker's control
-    page.wait_for_function("() => navigator.serviceWorker.controller !== null")
+    under_service_worker(page)  # the page, under the worker's control from here
     page.context.set_offline(True)
     page.reload()
     expect(page.locator("#mesa-title")).to_have_text("Los domingos de la abuela")  # the shell, from the cache

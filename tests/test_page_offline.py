@@ -19,7 +19,7 @@ needs("playwright.sync_api", "pip install playwright")
 from playwright.sync_api import expect  # noqa: E402
 
 from .conftest import shot
-from .pagekit import api_turns, cell, choose, option, roll, start_game
+from .pagekit import api_turns, cell, choose, option, roll, start_game, under_service_worker
 
 
 def test_three_turns_tapped_offline_are_sent_in_order_once(phone):
@@ -200,10 +200,7 @@ def test_the_shell_opens_offline_from_the_service_worker(phone):
     roll(page, [6, 6, 6, 1, 1])
     choose(page, "Full house", 30)
     expect(cell(page, 0, "full")).to_have_text("30")
-    page.wait_for_function("() => navigator.serviceWorker.controller !== null || "
-                           "navigator.serviceWorker.ready.then(() => true)")
-    page.reload()  # now under the worker's control
-    page.wait_for_function("() => navigator.serviceWorker.controller !== null")
+    under_service_worker(page)  # the page, under the worker's control from here
     page.context.set_offline(True)
     page.reload()
     expect(page.locator("#game-title")).to_have_text("Generala")        # the shell, from the cache

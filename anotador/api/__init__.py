@@ -37,12 +37,6 @@ def domain_problem(exc: Exception) -> Problem:
     """Map a domain error (games, rules) to its problem document."""
     if isinstance(exc, sheets.MesaNotFound):
         return DomainProblem(404, "not-found", "Not Found", "No table with this id.")
-    if isinstance(exc, sheets.MesaUnauthorized):
-        return DomainProblem(401, "unauthorized", "Unauthorized",
-                             "Writing to a table needs its token: Authorization: Bearer <token>.",
-                             headers=[("WWW-Authenticate", 'Bearer realm="anotador"')])
-    if isinstance(exc, sheets.MesaForbidden):
-        return DomainProblem(403, "forbidden", "Forbidden", "This token does not write to this table.")
     if isinstance(exc, sheets.UnknownRegular):
         return ValidationProblem({exc.field: [exc.message]}, detail=exc.message)
     if isinstance(exc, sheets.GameNotFound):
@@ -50,12 +44,12 @@ def domain_problem(exc: Exception) -> Problem:
     if isinstance(exc, UnknownVariantError):
         # Only a variant id in the path gets here: a body's is a 422 already.
         return DomainProblem(404, "not-found", "Not Found", exc.message)
-    if isinstance(exc, sheets.Unauthorized):
+    if isinstance(exc, sheets.Unauthorized):  # a game's, or a table's (exc.what)
         return DomainProblem(401, "unauthorized", "Unauthorized",
-                             "Writing to a game needs its token: Authorization: Bearer <token>.",
+                             f"Writing to a {exc.what} needs its token: Authorization: Bearer <token>.",
                              headers=[("WWW-Authenticate", 'Bearer realm="anotador"')])
     if isinstance(exc, sheets.Forbidden):
-        return DomainProblem(403, "forbidden", "Forbidden", "This token does not write to this game.")
+        return DomainProblem(403, "forbidden", "Forbidden", f"This token does not write to this {exc.what}.")
     if isinstance(exc, sheets.PreconditionFailed):
         return DomainProblem(412, "stale", "Precondition Failed",
                              "The game changed since the version in If-Match; reload it and try again.")

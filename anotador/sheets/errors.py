@@ -15,9 +15,14 @@ class GameNotFound(LookupError):
 class Unauthorized(PermissionError):
     """No write token was sent (401)."""
 
+    #: What the token writes to, as the problem says it.
+    what = "game"
+
 
 class Forbidden(PermissionError):
     """The token is not this game's (403)."""
+
+    what = "game"
 
 
 class MesaNotFound(LookupError):
@@ -27,9 +32,13 @@ class MesaNotFound(LookupError):
 class MesaUnauthorized(Unauthorized):
     """A table's write with no token (401)."""
 
+    what = "table"
+
 
 class MesaForbidden(Forbidden):
     """The token is not this table's (403)."""
+
+    what = "table"
 
 
 class Conflict(Exception):

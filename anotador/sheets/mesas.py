@@ -28,7 +28,7 @@ from ..models import GameRow, MesaAliasRow, MesaPlayerRow, MesaRow, ResultRow, u
 from ..rules import InvalidNameError, clean_name
 from ..rules.game import name_key
 from .backends import backend
-from .errors import Conflict, Forbidden, MesaForbidden, MesaNotFound, MesaUnauthorized, PreconditionFailed, Unauthorized
+from .errors import Forbidden, MesaForbidden, MesaNotFound, MesaUnauthorized, PreconditionFailed, Unauthorized
 from .rate import Quota, check_rate
 from .reads import possible_id
 from .times import aware
@@ -202,5 +202,5 @@ def usual_players(mesa_id: str, limit: int = 12) -> list[str]:
     return [name for name, _ in rows[:limit]]
 
 
-__all__ = ["Conflict", "check_mesa_token", "check_zone", "create_mesa", "get_mesa", "lock_mesa", "lock_row", "mesa_head",
+__all__ = ["check_mesa_token", "check_zone", "create_mesa", "get_mesa", "lock_mesa", "lock_row", "mesa_head",
            "moved_on", "players_of", "regulars_of", "usual_players"]
