@@ -120,7 +120,7 @@ def test_a_stored_games_rules_take_the_place_of_anonymous_ones(tmp_path):
         _until(lambda: store.builds(tables.folder))  # its lock is taken
         r = client.get(f"/api/v1/games/{game['id']}/analysis")
         assert r.status_code == 503 and r.get_json()["type"].endswith("table-building")
-        assert anonymous.wait(timeout=5) == 4  # stopped, to make room
+        assert anonymous.wait(timeout=30) == 4  # stopped, to make room (a niced build: seconds to notice)
         game_key = key_of(build_rules({"base": "yahtzee", "yahtzee_bonus": 300}))
         _until(lambda: [b.key for b in store.builds(tables.folder)] == [game_key])
         assert store.building(str(folder), game_key).game
@@ -156,8 +156,49 @@ def test_a_build_nobody_waits_for_stops_and_one_asked_for_again_goes_on(tmp_path
     time.sleep(1)
     assert process.poll() is None
     store.want(lock, time.time() - 1)  # the client went away
-    assert process.wait(timeout=5) == 4
+    assert process.wait(timeout=30) == 4
     assert only_tables(tmp_path / "t") == [] and not list((tmp_path / "t").glob("*.table"))
+
+
+def test_a_builds_lock_is_never_seen_without_its_wanted_until(tmp_path):
+    """A stop said the moment a lock appeared was undone by the builder's first want: the lock appears whole."""
+    import threading
+
+    path = str(tmp_path / ("k" + store.LOCK))
+    until, seen, done = time.time() + 3600, [], threading.Event()
+
+    def look():
+        while not done.is_set():
+            found = store.read(path)
+            if found is not None:
+                seen.append(found)
+
+    watcher = threading.Thread(target=look)
+    watcher.start()
+    try:
+        for n in range(300):
+            fd = store.take(path, {"pid": n, "game": False}, until)
+            assert fd is not None
+            if n % 100 == 0:
+                assert store.take(path, {"pid": -1}, until) is None  # held: nobody else takes it
+            time.sleep(0.001)
+            store.release(fd, path)
+        for n in range(300):  # a lock without a wanted-until (a built-in build's) is not made busy by a look
+            fd = store.take(path)
+            assert fd is not None
+            if n % 100 == 0:
+                assert store.take(path) is None
+            store.release(fd, path)
+    finally:
+        done.set()
+        watcher.join()
+    assert seen and all(mtime == until and info["pid"] >= 0 for info, mtime in seen if info)
+    assert sorted(p.name for p in tmp_path.iterdir()) == []  # no draft left behind
+    dead = os.open(path, os.O_CREAT | os.O_RDWR)  # a dead builder's lock: nobody holds it
+    os.close(dead)
+    fd = store.take(path, {"pid": 1}, until)
+    assert fd is not None and store.read(path) == ({"pid": 1}, until)
+    store.release(fd, path)
 
 
 def test_the_folder_keeps_tables_only(tmp_path):

@@ -53,8 +53,10 @@ def build(spec: dict, path: str, client: str | None = None, game: bool = False, 
     folder, lock_path = os.path.dirname(path) or ".", path[:-len(store.TABLE)] + store.LOCK
     computing = time.time()
     started = min(spawned or computing, computing)
+    # a build that is not built-in is wanted for as long as it should take, and stops when nobody wants it
+    until = None if builtin else started + store.seconds_left(folder, kind, states) + store.GRACE_SECONDS
     fd = store.take(lock_path, {"pid": os.getpid(), "started": started, "computing": computing, "states": states,
-                                "kind": kind, "client": client, "game": game, "builtin": builtin})
+                                "kind": kind, "client": client, "game": game, "builtin": builtin}, until)
     if fd is None:
         return BUSY
     progress_path = path[:-len(store.TABLE)] + store.PROGRESS
@@ -63,7 +65,6 @@ def build(spec: dict, path: str, client: str | None = None, game: bool = False, 
         if os.path.exists(path):  # built by another process between the look and the lock
             return BUILT
         if not builtin:
-            store.want(lock_path, started + store.seconds_left(folder, kind, states) + store.GRACE_SECONDS)
             signal.signal(signal.SIGTERM, _abandoned)
             threading.Thread(target=_watch, args=(fd,), daemon=True).start()
         last = [0.0]

@@ -205,21 +205,31 @@ def read_progress(folder: str, key: str) -> tuple[int, float]:
         return 0, 0.0
 
 
-def take(path: str, info: dict | None = None) -> int | None:
+def take(path: str, info: dict | None = None, until: float | None = None) -> int | None:
     """Create and lock ``path`` (a file descriptor), or None when another process holds it.
 
     The file locked is the one the path names: a lock file taken away by
     :func:`remove_stale` between its creation and the flock is made again.
+    With ``until``, the lock appears whole: its JSON and that wanted-until
+    mtime are in place before any reader can see it.
     """
-    for _ in range(5):
+    if until is not None:
+        return _take_whole(path, info or {}, until)
+    busy_until = None
+    for _ in range(40):
         fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError as exc:
             os.close(fd)
-            if exc.errno in (errno.EAGAIN, errno.EACCES, errno.EWOULDBLOCK):
+            if exc.errno not in (errno.EAGAIN, errno.EACCES, errno.EWOULDBLOCK):
+                raise
+            # a builder holds it, or a reader's look (see read()) does, for microseconds
+            busy_until = busy_until or time.monotonic() + 0.05
+            if time.monotonic() > busy_until:
                 return None
-            raise
+            time.sleep(0.002)
+            continue
         try:
             same = os.stat(path).st_ino == os.fstat(fd).st_ino
         except FileNotFoundError:
@@ -229,6 +239,40 @@ def take(path: str, info: dict | None = None) -> int | None:
                 write(fd, info)
             return fd
         os.close(fd)
+    return None
+
+
+def _take_whole(path: str, info: dict, until: float) -> int | None:
+    """:func:`take`, with the lock made under a name of its own and linked into place.
+
+    A lock made in place is seen before its mtime is set: a server telling
+    the build to stop (:func:`want` in the past) in that moment was undone
+    by the builder's own first :func:`want`, and the build ran on.
+    """
+    draft = f"{path}.{os.getpid()}.tmp"
+    for _ in range(5):
+        fd = os.open(draft, os.O_RDWR | os.O_CREAT | os.O_TRUNC, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)  # nobody else knows this name
+            write(fd, info)
+            os.utime(draft, (until, until))
+            os.link(draft, path)
+        except FileExistsError:
+            os.close(fd)
+            there = take(path)  # a live builder's (None), or a dead one's: removed, and again
+            if there is None:
+                return None
+            release(there, path)
+            continue
+        except BaseException:
+            os.close(fd)
+            raise
+        finally:
+            try:
+                os.unlink(draft)
+            except OSError:
+                pass
+        return fd
     return None
 
 
