@@ -17,11 +17,15 @@ NAMES_12 = ["Абу Бакр Мухаммад ибн Закария ар-Раз�
 
 
 def read_when_built(table, suffix: str):
-    """A read that needs house rules' table: asked again after each 503's Retry-After until it is built."""
+    """A read that needs house rules' table: asked again after each 503's Retry-After until it is built.
+
+    A 429 is waited out too: the tests share one address, and another test's
+    build for it may still be under way (one build at a time per address).
+    """
     deadline = time.monotonic() + 120  # a table, then the chances' outlook: each a 503 while being made
     while True:
         r = table.client.get(table.url(suffix))
-        if r.status_code != 503 or time.monotonic() > deadline:
+        if r.status_code not in (429, 503) or time.monotonic() > deadline:
             assert r.status_code == 200, r.get_json() if r.is_json else r.status
             return r
         time.sleep(min(2, int(r.headers["Retry-After"])))
