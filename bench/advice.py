@@ -168,22 +168,25 @@ def warm_in_process(tables, args) -> None:
             continue
         rules = find_variant(variant).rules()
         solver = Solver(rules)
-        cases = sheets_and_rolls(rules, 200, rng)
+        # more sheets than a solver keeps anything of (Solver.POINTS_KEPT), each asked once in a pass: no
+        # call is answered from what an earlier one kept, as a table's first throw of a turn is not
+        cases = sheets_and_rolls(rules, 2 * Solver.POINTS_KEPT, rng)
         V = tables[variant]
 
         def run(fn, repeat):
-            passes = []
+            passes, at = [], 0
             for _ in range(7):
                 t = time.perf_counter()
-                for i in range(repeat):
-                    fn(*cases[i % len(cases)])
+                for _ in range(repeat):
+                    fn(*cases[at % len(cases)])
+                    at += 1
                 passes.append((time.perf_counter() - t) / repeat * 1000)
             return passes
 
         repeat = 50 if rules.boxes_per_turn > 1 else 400
         a = run(lambda sheet, counts, roll: advise(solver, V, sheet, counts, roll), repeat)
         each = []
-        for case in cases:  # one call at a time, for the tail
+        for case in cases[-2000:]:  # one call at a time, for the tail (sheets the passes above did not ask)
             t = time.perf_counter()
             advise(solver, V, *case)
             each.append((time.perf_counter() - t) * 1000)
@@ -207,7 +210,7 @@ def over_http(args) -> None:
     for variant in ("generala", "yahtzee"):
         rules = find_variant(variant).rules()
         bodies[variant] = [{"variant": variant, "sheet": dict(sheet), "dice": [f for f, c in enumerate(counts, 1)
-                            for _ in range(c)], "roll": roll} for sheet, counts, roll in sheets_and_rolls(rules, 100, rng)]
+                            for _ in range(c)], "roll": roll} for sheet, counts, roll in sheets_and_rolls(rules, args.bodies, rng)]
     score_bodies = [{"variant": b["variant"], "sheet": b["sheet"], "dice": b["dice"], "served": b["roll"] == 1}
                     for b in bodies["generala"]]
     # The two tables it asks for are built above; the other built-in ones, built ahead beside the server, would
@@ -240,7 +243,7 @@ def during_build(args) -> None:
     rng = random.Random(9)
     rules = find_variant("generala").rules()
     score_bodies = [{"variant": "generala", "sheet": dict(s), "dice": [f for f, c in enumerate(c, 1) for _ in range(c)],
-                     "served": False} for s, c, _ in sheets_and_rolls(rules, 100, rng)]
+                     "served": False} for s, c, _ in sheets_and_rolls(rules, args.bodies, rng)]
     from bench._http import request
 
     print("/score while a Yatzy table builds (its own process, one core, lower priority)")
@@ -267,6 +270,8 @@ def main() -> None:
     parser.add_argument("--big", type=int, default=3, help="builds of Yahtzee, Kniffel and Yatzy")
     parser.add_argument("--seconds", type=float, default=3.0)
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--bodies", type=int, default=5000,
+                        help="distinct requests over HTTP, more than a solver keeps of sheets (no answer is a repeat)")
     parser.add_argument("--no-peer", dest="peer", action="store_false", help="skip the yatzy-solver builds")
     args = parser.parse_args()
     builds(args)

@@ -98,6 +98,7 @@ class Solver:
         self._judged: dict[tuple[int, bool, tuple[int, ...]], tuple] = {}
         self._watching = sorted({b for boxes in self.watched.values() for b in boxes})
         self._rows_kept: dict[tuple[bool, tuple[int, ...]], tuple] = {}
+        self._points_kept: dict[tuple[bool, int, int], tuple[np.ndarray, np.ndarray]] = {}
         self._special_boxes = np.tile(np.arange(len(rules.boxes)), len(self.special))
         self.pairs = self._pairs() if rules.boxes_per_turn == 2 else None
         # One state at a time (advice): every (box, points) a roll can take, in one flat list per served,
@@ -187,16 +188,35 @@ class Solver:
         """One state, the rolls the engine scores by the sheet: each one's value in each box (special x boxes,
         -inf where it may not go, bonus aside), its points there, and its bonus. A judgement with no order of
         boxes goes in any free box, as other rolls do; a forced joker where the engine places it."""
-        space = self.space
-        sheet = space.sheet_of(mask, flags)
-        rows, bonus, ordered = self._special_rows(served, sheet)
-        closed = (mask >> np.arange(space.nb)) & 1 == 1
-        points = np.where(closed, -1, rows)
-        for j, judgement in ordered:
-            free = [b for b in range(space.nb) if not mask >> b & 1]
-            points[j] = self._points_row(self.rules.place(judgement, free))
-        after = V[space.close_many(mask, u, flags, self._special_boxes, np.maximum(points, 0).ravel())]
-        return np.where(points >= 0, points + after.reshape(points.shape), NEG), np.maximum(points, 0), bonus
+        points, bonus = self._special_points(served, mask, flags)
+        scored = np.maximum(points, 0)
+        after = V[self.space.close_many(mask, u, flags, self._special_boxes, scored.ravel())]
+        return np.where(points >= 0, points + after.reshape(points.shape), NEG), scored, bonus
+
+    #: The most (served, closed boxes, held flags) whose special rolls' points one solver keeps: the boxes a
+    #: game's players reach in a night, not a whole table's (a Yahtzee sheet's are 16,384 x 2).
+    POINTS_KEPT = 4096
+
+    def _special_points(self, served: bool, mask: int, flags: int) -> tuple[np.ndarray, np.ndarray]:
+        """The special rolls' points in each box with ``mask`` closed (-1 where one may not go), and their
+        bonuses: what a sheet with these boxes and flags makes of them, the forced jokers placed. They read
+        no subtotal, so a turn's three advice calls and every subtotal of a sheet share them."""
+        key = (served, mask, flags)
+        found = self._points_kept.get(key)
+        if found is None:
+            space = self.space
+            rows, bonus, ordered = self._special_rows(served, space.sheet_of(mask, flags))
+            closed = (mask >> np.arange(space.nb)) & 1 == 1
+            points = np.where(closed, -1, rows)
+            if ordered:
+                free = [b for b in range(space.nb) if not mask >> b & 1]
+                for j, judgement in ordered:
+                    points[j] = self._points_row(self.rules.place(judgement, free))
+            if len(self._points_kept) >= self.POINTS_KEPT:
+                self._points_kept.clear()  # a new night's sheets: cheaper than an LRU's bookkeeping per call
+            points.setflags(write=False)
+            found = self._points_kept[key] = (points, bonus)
+        return found
 
     def _held(self, sheet: Mapping[str, int], boxes: list[int]) -> tuple[int, ...]:
         """Each of ``boxes`` on ``sheet``: 0 free, 1 holding 0, 2 holding points (what a judgement reads)."""
