@@ -74,13 +74,20 @@ class YahtzeeJoker:
         return next(i for i, b in enumerate(self.boxes) if b.kind == NUMBER and b.face == face)
 
     @staticmethod
-    def _first_free(order: tuple[tuple[int, ...], ...], free: Sequence[int]) -> frozenset[int]:
-        """The free boxes of the first group in ``order`` that has one (none when no group has)."""
+    def first_free(order: tuple[tuple[int, ...], ...], free: int) -> int:
+        """The free boxes of the first group in ``order`` that has one (none when no group has), as bits of box
+        indices, ``free`` too: where a forced joker may go (a solver asks it of every sheet at once)."""
         for group in order:
-            found = frozenset(i for i in group if i in free)
+            found = free & sum(1 << i for i in group)
             if found:
                 return found
-        return frozenset()
+        return 0
+
+    @classmethod
+    def _first_free(cls, order: tuple[tuple[int, ...], ...], free: Sequence[int]) -> frozenset[int]:
+        """:meth:`first_free` with box indices."""
+        found = cls.first_free(order, sum(1 << i for i in free))
+        return frozenset(i for i in free if found >> i & 1)
 
     def allowed(self, counts: Counts | None, sheet: Mapping[str, int]) -> frozenset[str] | None:
         """The only boxes this roll may go in (a forced joker), or None: any free box."""

@@ -204,32 +204,31 @@ class Solver:
         key = (served, mask, flags)
         found = self._points_kept.get(key)
         if found is None:
-            space = self.space
-            rows, bonus, ordered = self._special_rows(served, space.sheet_of(mask, flags))
-            closed = (mask >> np.arange(space.nb)) & 1 == 1
-            points = np.where(closed, -1, rows)
-            if ordered:
-                free = [b for b in range(space.nb) if not mask >> b & 1]
-                for j, judgement in ordered:
-                    points[j] = self._points_row(self.rules.place(judgement, free))
+            found = self._special_made(served, mask, flags)
             if len(self._points_kept) >= self.POINTS_KEPT:
                 self._points_kept.clear()  # a new night's sheets: cheaper than an LRU's bookkeeping per call
-            points.setflags(write=False)
-            found = self._points_kept[key] = (points, bonus)
+            found[0].setflags(write=False)
+            self._points_kept[key] = found
         return found
+
+    def _special_made(self, served: bool, mask: int, flags: int) -> tuple[np.ndarray, np.ndarray]:
+        """:meth:`_special_points`, worked out: each roll's judgement (kept per state of the boxes it watches)
+        on the free boxes, a forced joker on the free ones of the first group of its order that has one
+        (:meth:`RuleSet.first_free`, as :meth:`RuleSet.place` places it)."""
+        space = self.space
+        rows, bonus, ordered = self._special_rows(served, space.sheet_of(mask, flags))
+        boxes = np.arange(space.nb)
+        points = np.where((mask >> boxes) & 1 == 1, -1, rows)
+        free = ~mask & ((1 << space.nb) - 1)
+        for j, (row, order, _, _) in ordered:
+            allowed = self.rules.first_free(order, free)
+            points[j] = np.where((allowed >> boxes) & 1 == 1, row, -1)
+        return points, bonus
 
     def _held(self, sheet: Mapping[str, int], boxes: list[int]) -> tuple[int, ...]:
         """Each of ``boxes`` on ``sheet``: 0 free, 1 holding 0, 2 holding points (what a judgement reads)."""
         ids = self.rules.boxes
         return tuple(0 if ids[b].id not in sheet else 1 if sheet[ids[b].id] == 0 else 2 for b in boxes)
-
-    def _points_row(self, score) -> list[int]:
-        """A special roll's points in every box it may go in (-1 where it may not)."""
-        row = [-1] * self.space.nb
-        got = dict(score.options)
-        for box_id in score.scratch:
-            row[self.rules.index[box_id]] = got.get(box_id, 0)
-        return row
 
     def _special_rows(self, served: bool, sheet: Mapping[str, int]):
         """Every special roll's points in every box on ``sheet`` and its bonus, and the forced jokers among
@@ -258,11 +257,6 @@ class Solver:
             judgement = self._judged[key] = self.rules.judge(self.group.rolls[r], served, sheet)
         return judgement
 
-    def _score(self, r: int, served: bool, sheet: Mapping[str, int], free: list[int]):
-        """The engine's score of special roll ``r`` on ``sheet``: judged once per state of the boxes it
-        watches, then placed on this sheet's free boxes (:meth:`RuleSet.place`)."""
-        return self.rules.place(self._judgement(r, served, sheet), free)
-
     def _special(self, V: np.ndarray, mask, u, flags, served: bool) -> np.ndarray:
         """The rolls whose scoring looks at the sheet, scored by the engine in each context."""
         space = self.space
@@ -271,15 +265,7 @@ class Solver:
         points = np.full((len(contexts), n, space.nb), -1, dtype=np.int64)
         bonus = np.zeros((len(contexts), n))
         for c, key in enumerate(contexts.tolist()):
-            m, f = divmod(key, space.F)
-            sheet = space.sheet_of(m, f)
-            free = [b for b in range(space.nb) if not m >> b & 1]
-            for j, r in enumerate(self.special.tolist()):
-                score = self._score(r, served, sheet, free)
-                if served and score.instant_win:  # valued as the same dice thrown later
-                    score = self._score(r, False, sheet, free)
-                points[c, j] = self._points_row(score)
-                bonus[c, j] = score.bonus
+            points[c], bonus[c] = self._special_made(served, *divmod(key, space.F))
         points, bonus = points[inv], bonus[inv]
         out = np.full((len(mask), n), NEG)
         m, uu, ff = mask[:, None], u[:, None], flags[:, None]
