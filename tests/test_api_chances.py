@@ -256,3 +256,28 @@ def test_a_yahtzee_game_has_exact_chances_in_its_last_four_rounds_and_none_befor
         assert p["expected_final"] > p["total"]
     again = table.client.get(table.url("/chances"), headers={"If-None-Match": r.headers["ETag"]})
     assert again.status_code == 304
+    # the last four rounds played out: the curve of the game from where its chances were first worked out
+    late = [p["chance"] for p in body["players"]]
+    for box, ana, beto in (("four_of_a_kind", [2, 2, 2, 2, 5], None), ("small_straight", [1, 2, 3, 4, 6], None),
+                           ("large_straight", None, [2, 3, 4, 5, 6]), ("yahtzee", None, None)):
+        for _ in range(2):
+            seat = table.get()["turn"]["player"]
+            dice = ana if seat == 0 else beto
+            table.turn(seat, box, dice, scratch=dice is None)
+    final = table.get()
+    assert final["status"] == "finished"
+    body = table.client.get(table.url("/chances")).get_json()
+    history = body["history"]
+    assert [x["turn"] for x in history] == list(range(27))
+    assert all(x["chances"] is None for x in history[:18])  # five boxes open or more for someone: not worked out
+    assert history[18]["chances"] == pytest.approx(late, abs=1e-6)  # as it was answered then
+    for x in history[18:]:
+        assert sum(x["chances"]) == pytest.approx(1, abs=1e-5)
+    assert history[-1]["chances"] == [1.0 if i in final["winners"] else 0.0 for i in range(2)]
+    drawn = table.client.get(table.url("/sheet.pdf?lang=en&chances=true"))
+    assert drawn.status_code == 200 and drawn.mimetype == "application/pdf"
+    from .test_printing_scripts import pdftotext
+
+    text = pdftotext(drawn.data)
+    assert "Chance to win, turn by turn" in text and "turn 26" in text
+    assert "turn 18" in text  # where its lines start

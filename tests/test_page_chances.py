@@ -204,7 +204,7 @@ def test_while_the_other_still_plays_the_hint_says_what_wins_beside_what_scores(
 
 
 @pytest.mark.slow
-def test_a_yahtzee_game_shows_its_bars_from_its_last_four_rounds(phone, base_url):
+def test_a_yahtzee_game_shows_its_bars_from_its_last_four_rounds(phone, base_url, axe_source):
     """No bar (and no place kept) while the Yahtzee family's chances are not worked out; they come when every
     player has four boxes open, and follow the next turn."""
     from .conftest import built_in_run_folder
@@ -213,7 +213,7 @@ def test_a_yahtzee_game_shows_its_bars_from_its_last_four_rounds(phone, base_url
     game = _api(base_url, "POST", "/api/v1/games", {"variant": "yahtzee", "players": ["Ana", "Beto"]})
     token = game["token"]
     boxes = [b["id"] for b in game["boxes"]]
-    page = phone(width=390, height=844)
+    page = phone(width=390, height=844, bypass_csp=True)  # for axe, last
 
     def scratch(box):
         state = _api(base_url, "GET", f"/api/v1/games/{game['id']}")
@@ -235,4 +235,21 @@ def test_a_yahtzee_game_shows_its_bars_from_its_last_four_rounds(phone, base_url
     expect(page.locator(BARS).first).to_have_attribute("data-pct", PERCENT, timeout=20_000)
     assert sorted(as_number(c) for c in chances_of(page)) != [0, 0]
     shot(page, "chances-yahtzee-last-rounds")
+    for box in boxes[9:]:  # the last four rounds: the end screen draws them, and says from when
+        scratch(box)
+        scratch(box)
+    end = page.locator("#chances-end")
+    expect(end).to_be_visible(timeout=20_000)
+    expect(end.locator("#chances-from")).to_have_text(
+        "From the end of round 9, when everyone has four boxes or fewer left: not worked out before then.")
+    lines = end.locator("svg.chances-chart polyline")
+    expect(lines).to_have_count(2)
+    assert [len(p.split()) for p in lines.evaluate_all("ls => ls.map(l => l.getAttribute('points'))")] == [9, 9]
+    end.locator("summary").click()
+    rows = end.locator("table tbody tr")
+    expect(rows).to_have_count(9)  # after round 9, then each of the last eight turns
+    expect(rows.nth(0).locator("th")).to_have_text(re.compile(r"^Round 9 · Beto: "))
+    shot(page, "chances-yahtzee-end", full_page=True)
+    found = audit(page, axe_source, "a Yahtzee game's end screen with its last rounds' chances")
+    assert found == [], found
     assert page.errors == []

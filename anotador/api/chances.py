@@ -15,7 +15,7 @@ from flask import Blueprint
 from .. import sheets
 from ..advice import tables
 from ..rules import Game
-from ..solver.chances import PERCENTILES, exact_for, game_chances, late_enough
+from ..solver.chances import PERCENTILES, NotExact, exact_for, game_chances, is_late, late_enough
 from .advice import _round  # answers round their figures alike
 from .common import client_key
 from .games import version_read
@@ -41,15 +41,18 @@ def chances_body(game) -> dict[str, Any]:
     rules = state.rules
     ended = state.outcome()
     finished = ended.status == "finished"
-    # A game in play needs its rule set's outlook; a finished one too, for its history, where one can be made.
-    # Down to a roll-off, the players still in it share the chances: no outlook.
+    # A game in play needs its rule set's outlook; a finished one too, for its history. Down to a roll-off, the
+    # players still in it share the chances: no outlook. The Yahtzee family's are worked out in the last rounds.
     outlook = None
-    exact = exact_for(rules) is None
-    if not exact and not finished and ended.roll_off is None:  # the Yahtzee family: in the last rounds
-        late_enough(state)  # or a 501 before any table is asked for
-        outlook = tables().late_outlook(rules, client_key(), game=True)
-    elif (not finished and ended.roll_off is None) or (finished and exact):
-        outlook = tables().outlook(rules, client_key(), game=True)
+    if finished or ended.roll_off is None:
+        if not finished and exact_for(rules) is not None:
+            late_enough(state)  # or a 501 before any table is asked for
+        try:
+            outlook = outlook_of(rules)
+        except NotExact:
+            if not finished:
+                raise
+            # house rules whose chances are not worked out at all: a finished game's shares, with no curve
     found = game_chances(outlook, state)
     body = {
         "game": game.id, "variant": rules.variant.id, "status": game.status, "version": game.version,
@@ -60,14 +63,23 @@ def chances_body(game) -> dict[str, Any]:
                     for name, c in zip(sheets.names_of(game), found)],
         "history": None,
     }
-    if finished and outlook is not None:  # (the Yahtzee family's early turns have none: no curve)
+    if finished and outlook is not None:
         body["history"] = history(game, state, outlook)
     return body
 
 
+def outlook_of(rules):
+    """The rule set's outlook: every state's (:class:`~anotador.solver.chances.Outlook`), or for the Yahtzee
+    family the last rounds' (:class:`~anotador.solver.chances.LateOutlook`)."""
+    if exact_for(rules) is None:
+        return tables().outlook(rules, client_key(), game=True)
+    return tables().late_outlook(rules, client_key(), game=True)
+
+
 def history(game, final: Game, outlook) -> list[dict[str, Any]]:
     """Each player's chance before the first turn and after each turn, the game replayed a turn at a time; a
-    roll-off's result last."""
+    roll-off's result last. Under the Yahtzee family's rules, null until every player has at most four boxes
+    open (before then they are not worked out)."""
     step = Game(final.rules, final.players, final.start)
     out = [{"turn": 0, "player": None, "round": None, "served": False, "boxes": [],
             "chances": _chances(outlook, step)}]
@@ -87,5 +99,7 @@ def history(game, final: Game, outlook) -> list[dict[str, Any]]:
     return out
 
 
-def _chances(outlook, state: Game) -> list[float]:
+def _chances(outlook, state: Game) -> list[float] | None:
+    if exact_for(state.rules) is not None and not is_late(state):
+        return None
     return [_round(c.chance) for c in game_chances(outlook, state)]

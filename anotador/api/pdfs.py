@@ -18,9 +18,10 @@ from ..errors import ValidationProblem, flatten
 from ..printing import blank_sheet, check_fits, check_options, filled_sheet
 from ..rules import RuleSet, find_variant
 from ..schemas import FilledSheetQuerySchema, SheetQuerySchema, SheetRequestSchema
-from ..advice import tables
+from ..solver.chances import exact_for, late_enough
 from .chances import history as chances_history
-from .common import client_key, load, resolve_rules
+from .chances import outlook_of
+from .common import load, resolve_rules
 
 bp = Blueprint("pdfs", __name__)
 
@@ -99,8 +100,9 @@ def game_sheet(game_id: str):
     history = None
     if with_chances:  # worked out before the ETag is answered: a table being built is a 503, as for /chances
         state = sheets.state_of(game)
-        outlook = tables().outlook(state.rules, client_key(), game=True)
-        history = [x["chances"] for x in chances_history(game, state, outlook)]
+        if exact_for(state.rules) is not None:
+            late_enough(state)  # the Yahtzee family's: a 501 before the last rounds, as for /chances
+        history = [x["chances"] for x in chances_history(game, state, outlook_of(state.rules))]
 
     def make() -> bytes:
         state = sheets.state_of(game)

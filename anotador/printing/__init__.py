@@ -34,7 +34,7 @@ def blank_sheet(rules: RuleSet, *, players: int = 6, names: Sequence[str] = (), 
 def filled_sheet(rules: RuleSet, *, names: Sequence[str], sheets: Sequence[dict], scratched: Sequence[Sequence[str]],
                  totals: Sequence[int], winners: Sequence[int], reason: str | None, date: str,
                  bonuses: Sequence[int] | None = None, size: str = "a4", lang: str = "es",
-                 chances: Sequence[Sequence[float]] | None = None) -> bytes:
+                 chances: Sequence[Sequence[float] | None] | None = None) -> bytes:
     """A game's record: recorded points, scratches crossed, subtotals and bonuses, totals, the winner.
 
     ``bonuses``: each player's points from bonuses of rolls (further Yahtzees). ``chances``: each player's

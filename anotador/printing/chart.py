@@ -29,9 +29,9 @@ WORDS = {
 }
 
 
-def chances_chart(page: Layout, names: Sequence[str], history: Sequence[Sequence[float]], lang: str) -> None:
-    """Draw ``history`` (each player's chance before the first turn and after each turn) in the bottom
-    :data:`CHART_H` of ``page``: axes, 0/50/100 %, a line per player, and the key."""
+def chances_chart(page: Layout, names: Sequence[str], history: Sequence[Sequence[float] | None], lang: str) -> None:
+    """Draw ``history`` (each player's chance before the first turn and after each turn, None where it is not
+    worked out) in the bottom :data:`CHART_H` of ``page``: axes, 0/50/100 %, a line per player, and the key."""
     fonts.register()
     left, bottom = MARGIN, MARGIN
     width = page.width - 2 * MARGIN
@@ -54,10 +54,16 @@ def chances_chart(page: Layout, names: Sequence[str], history: Sequence[Sequence
                           y=bottom, wrap=False, align="right"))
     X = lambda k: plot_l + (plot_r - plot_l) * k / turns  # noqa: E731
     Y = lambda c: plot_b + (plot_t - plot_b) * c  # noqa: E731
+    known = next((k for k, h in enumerate(history) if h is not None), 0)
+    if 0 < known < turns:  # worked out from this turn on (the Yahtzee family's last rounds): said where it starts
+        page.lines.append(Line(X(known), plot_b, X(known), plot_t, 0.3, (0.8, 0.8, 0.8)))
+        page.texts.append(fit(f"{WORDS['turn'][lang]} {known}", fonts.REGULAR, 20 * mm, 3 * mm, 6,
+                              x=X(known) - 10 * mm, y=bottom, wrap=False, align="center"))
     for i in range(len(names)):
         colour, dash = LOOKS[i % len(LOOKS)]
         for k in range(1, len(history)):
-            page.lines.append(Line(X(k - 1), Y(history[k - 1][i]), X(k), Y(history[k][i]), 1.1, colour, dash))
+            if history[k - 1] is not None and history[k] is not None:  # None: not worked out (early turns)
+                page.lines.append(Line(X(k - 1), Y(history[k - 1][i]), X(k), Y(history[k][i]), 1.1, colour, dash))
     # the key: a sample of each line, and the name
     row = min(4 * mm, (CHART_H - 6 * mm) / max(1, len(names)))
     for i, name in enumerate(names):

@@ -256,11 +256,21 @@ class Outlook:
         return Prospect(self.finish[row], self.instant[row], base, generalas, first)
 
 
+def most_open(game: "Game") -> int:
+    """The most boxes any player of ``game`` still has open."""
+    return max(len(game.rules.boxes) - len(game.sheets[i]) for i in range(game.players))
+
+
+def is_late(game: "Game") -> bool:
+    """Whether :class:`LateOutlook` works ``game`` out: every player has at most :data:`LATE_OPEN` boxes open."""
+    return most_open(game) <= LATE_OPEN
+
+
 def late_enough(game: "Game") -> None:
     """Refuse (:class:`NotExact`) a game of rules like the Yahtzee family's in which a player has more than
     :data:`LATE_OPEN` boxes open: asked before anything is built."""
     rules = game.rules
-    most = max(len(rules.boxes) - len(game.sheets[i]) for i in range(game.players))
+    most = most_open(game)
     if most > LATE_OPEN:
         raise NotExact(f"Chances are worked out for {rules.variant.id} from the last {LATE_OPEN} rounds, once "
                        f"every player has at most {LATE_OPEN} boxes open (a player has {most} now), since "

@@ -104,9 +104,13 @@ export class Chances {
     const names = game.players.map((p) => p.name);
     const what = (x) => describe(x, x === h[h.length - 1], game, boxName, instantName);
     const swing = biggest(h);
+    // the Yahtzee family's are worked out from the last four rounds: null before
+    const first = h.find((x) => x.chances);
     box.replaceChildren(
       el("h2", { id: "chances-end-title", text: t("chances_title") }),
       el("p", { class: "hint", text: t("chances_meaning") }),
+      first && first !== h[0] ? el("p", { class: "hint", id: "chances-from", text: t("chances_from", { round: first.round }) })
+        : null,
       chart(h, names),
       legend(names),
       swing ? el("p", { class: "swing", text: t("chances_swing", { round: h[swing].round, name: isolate(names[h[swing].player]),
@@ -122,7 +126,7 @@ export class Chances {
 function biggest(h) {
   let best = 0, most = 0;
   h.forEach((x, k) => {
-    if (!k || x.player === null) return;
+    if (!k || x.player === null || !x.chances || !h[k - 1].chances) return;
     const moved = Math.abs(x.chances[x.player] - h[k - 1].chances[x.player]);
     if (moved > most) { most = moved; best = k; }
   });
@@ -155,7 +159,8 @@ function chart(h, names) {
   names.forEach((name, i) => {
     kids.push(svg("polyline", { class: "chance-line", stroke: COLOURS[i % COLOURS.length],
       "stroke-dasharray": DASHES[i % DASHES.length],
-      points: h.map((x, k) => `${X(k).toFixed(1)},${Y(x.chances[i]).toFixed(1)}`).join(" ") }, svg("title", {}, name)));
+      points: h.flatMap((x, k) => (x.chances ? [`${X(k).toFixed(1)},${Y(x.chances[i]).toFixed(1)}`] : [])).join(" ") },
+    svg("title", {}, name)));
   });
   return svg("svg", { class: "analysis-chart chances-chart", viewBox: `0 0 ${W} ${H}`, role: "img",
                       "aria-label": t("chances_chart_label") }, ...kids);
@@ -169,12 +174,12 @@ function legend(names) {
     el("bdi", { text: name }))));
 }
 
-/** The text alternative: every turn, who played what, and every player's chance after it. */
+/** The text alternative: every turn worked out, who played what, and every player's chance after it. */
 function table(h, names, what) {
   return el("table", { class: "analysis chances-table" },
     el("thead", {}, el("tr", {}, el("th", { scope: "col", text: t("chart_turn") }),
       ...names.map((name) => el("th", { scope: "col", dir: "auto", text: name })))),
-    el("tbody", {}, ...h.map((x, k) => el("tr", {},
+    el("tbody", {}, ...h.map((x, k) => x.chances && el("tr", {},
       el("th", { scope: "row", text: k === 0 ? t("chances_start") : x.player === null ? what(x)
         : `${t("round_n", { round: x.round })} · ${isolate(names[x.player])}: ${what(x)}` }),
       ...x.chances.map((c) => el("td", { text: percent(c) }))))));

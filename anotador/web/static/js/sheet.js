@@ -77,8 +77,10 @@ export function renderSheet(game, view) {
         return el("td", { class: cls, title: fixed ? t("corrected") : null }, text,
           scratched ? el("span", { class: "sr-only", text: ` (${t("scratched")})` }) : null, note);
       }
+      // the name holds what the button shows ("0" of a scratch too): heard as seen (WCAG 2.5.3)
       const label = t("cell_fix", { box: box.names[l], name: isolate(p.name),
-                                    value: scratched ? t("scratched") : points(value) }) + (fixed ? ` (${t("corrected")})` : "");
+                                    value: scratched ? `${points(0)} (${t("scratched")})` : points(value) })
+        + (fixed ? ` (${t("corrected")})` : "");
       return el("td", { class: cls }, el("button", { type: "button", class: "cell", "aria-label": label, text,
         dataset: { focusKey: `cell:${i}:${box.id}` }, onclick: (e) => view.onCell(i, box.id, e.currentTarget) }));
     }));
