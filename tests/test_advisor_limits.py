@@ -201,6 +201,20 @@ def test_a_builds_lock_is_never_seen_without_its_wanted_until(tmp_path):
     store.release(fd, path)
 
 
+def test_a_folder_without_hard_links_still_takes_locks(tmp_path, monkeypatch):
+    def no_links(*args):
+        raise PermissionError(1, "Operation not permitted")
+
+    monkeypatch.setattr(os, "link", no_links)
+    path = str(tmp_path / ("k" + store.LOCK))
+    until = time.time() + 3600
+    fd = store.take(path, {"pid": 7}, until)
+    assert fd is not None and store.read(path) == ({"pid": 7}, until)
+    assert store.take(path, {"pid": 8}, until) is None
+    store.release(fd, path)
+    assert sorted(p.name for p in tmp_path.iterdir()) == []
+
+
 def test_the_folder_keeps_tables_only(tmp_path):
     """60 distinct rule sets from one client: no file but tables is left, 429s and 503s included."""
     folder = tmp_path / "t"

@@ -265,6 +265,15 @@ def _take_whole(path: str, info: dict, until: float) -> int | None:
                 return None
             release(there, path)
             continue
+        except OSError as exc:
+            os.close(fd)
+            if exc.errno not in (errno.EPERM, errno.EOPNOTSUPP, errno.ENOTSUP, errno.ENOSYS, errno.EMLINK):
+                raise
+            # a folder with no hard links (some network or FUSE mounts): made in place, as before
+            fd = take(path, info)
+            if fd is not None:
+                want(path, until)
+            return fd
         except BaseException:
             os.close(fd)
             raise
