@@ -8,12 +8,11 @@ import subprocess
 import threading
 from datetime import timedelta
 
-import pytest
 import sqlalchemy as sa
 
 from anotador import create_app
 
-from .conftest import Table, dispose, migrated_app, require
+from .conftest import Table, dispose, require
 
 
 def _game(client, status_turns=0, players=("Ana", "Beto")):

@@ -7,7 +7,6 @@ raw sockets where the point is what a client sends and when.
 
 from __future__ import annotations
 
-import http.client
 import json
 import os
 import re
