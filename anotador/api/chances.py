@@ -45,10 +45,8 @@ def chances_body(game) -> dict[str, Any]:
     # players still in it share the chances: no outlook. The Yahtzee family's are worked out in the last rounds.
     outlook = None
     if finished or ended.roll_off is None:
-        if not finished and exact_for(rules) is not None:
-            late_enough(state)  # or a 501 before any table is asked for
         try:
-            outlook = outlook_of(rules)
+            outlook = outlook_of(state)
         except NotExact:
             if not finished:
                 raise
@@ -68,11 +66,14 @@ def chances_body(game) -> dict[str, Any]:
     return body
 
 
-def outlook_of(rules):
-    """The rule set's outlook: every state's (:class:`~anotador.solver.chances.Outlook`), or for the Yahtzee
-    family the last rounds' (:class:`~anotador.solver.chances.LateOutlook`)."""
+def outlook_of(state: Game):
+    """The outlook of the game's rule set: every state's (:class:`~anotador.solver.chances.Outlook`), or for the
+    Yahtzee family the last rounds' (:class:`~anotador.solver.chances.LateOutlook`), refused (a 501) before any
+    table is asked for while a player has more boxes open than those rounds leave."""
+    rules = state.rules
     if exact_for(rules) is None:
         return tables().outlook(rules, client_key(), game=True)
+    late_enough(state)
     return tables().late_outlook(rules, client_key(), game=True)
 
 

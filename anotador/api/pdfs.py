@@ -18,7 +18,6 @@ from ..errors import ValidationProblem, flatten
 from ..printing import blank_sheet, check_fits, check_options, filled_sheet
 from ..rules import RuleSet, find_variant
 from ..schemas import FilledSheetQuerySchema, SheetQuerySchema, SheetRequestSchema
-from ..solver.chances import exact_for, late_enough
 from .chances import history as chances_history
 from .chances import outlook_of
 from .common import load, resolve_rules
@@ -100,9 +99,7 @@ def game_sheet(game_id: str):
     history = None
     if with_chances:  # worked out before the ETag is answered: a table being built is a 503, as for /chances
         state = sheets.state_of(game)
-        if exact_for(state.rules) is not None:
-            late_enough(state)  # the Yahtzee family's: a 501 before the last rounds, as for /chances
-        history = [x["chances"] for x in chances_history(game, state, outlook_of(state.rules))]
+        history = [x["chances"] for x in chances_history(game, state, outlook_of(state))]
 
     def make() -> bytes:
         state = sheets.state_of(game)
