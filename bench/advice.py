@@ -259,9 +259,14 @@ def during_build(args) -> None:
 
 
 def memory(tables) -> None:
-    print("Tables in memory and on disk (float64, one value per state, mapped from the file)")
+    print("Tables in memory and on disk (float64, one value per reachable state, mapped from the file)")
+    from anotador.solver import Space
+
     for variant, V in tables.items():
-        print(f"  {variant:16s} {V.nbytes / 1e6:7.2f} MB")
+        space = Space(find_variant(variant).rules())
+        every = (1 << space.nb) * space.U * space.F * V.itemsize
+        print(f"  {variant:16s} {V.nbytes / 1e6:7.2f} MB   (a value for every mask, subtotal and flag: "
+              f"{every / 1e6:.2f} MB, {V.nbytes / every:.2f}x)")
 
 
 def main() -> None:

@@ -329,13 +329,13 @@ def test_a_build_under_way_is_timed_by_its_progress(tmp_path):
     build = store.Build("k", now - 7, 1000, "5d1b", None, False, False, now + 60, done=500, at=now,
                         computing=now - 5)
     assert 4.9 <= store.build_left(str(tmp_path), build) <= 5.01
-    fresh = build._replace(done=0, at=0.0, states=55_000)  # no progress yet: the folder's figures
+    fresh = build._replace(done=0, at=0.0, states=int(store.DEFAULT_RATES["5d1b"]))  # no progress: the folder's
     assert store.build_left(str(tmp_path), fresh) == 0  # 0.5 s to start and 1 s to build; 7 s gone
 
 
 def test_the_folder_remembers_how_builds_went_the_slower_at_once(tmp_path):
     folder = str(tmp_path)
-    assert store.seconds_left(folder, "5d1b", 55_000) == pytest.approx(1.5)  # the defaults
+    assert store.seconds_left(folder, "5d1b", int(store.DEFAULT_RATES["5d1b"])) == pytest.approx(1.5)  # defaults
     store.record_rate(folder, "5d1b", 110_000, startup_seconds=2.0, compute_seconds=1.0)
     assert store.startup(folder) == 2.0 and store.rate(folder, "5d1b") == 110_000
     store.record_rate(folder, "5d1b", 110_000, startup_seconds=1.0, compute_seconds=0.5)  # faster: halfway
@@ -343,6 +343,17 @@ def test_the_folder_remembers_how_builds_went_the_slower_at_once(tmp_path):
     store.record_rate(folder, "5d1b", 110_000, startup_seconds=4.0, compute_seconds=2.0)  # slower: at once
     assert store.startup(folder) == 4.0 and store.rate(folder, "5d1b") == 55_000
     assert store.rate(folder, "10d2b") == store.DEFAULT_RATES["10d2b"]  # each kind its own
+
+
+def test_rates_of_a_release_that_counted_every_state_are_not_believed(tmp_path):
+    """Releases before tables of reachable states only measured builds in every (mask, subtotals, flags): a
+    Yahtzee build's rate was twice what it is in the states a table now holds. Its start-up still holds."""
+    (tmp_path / store.RATES).write_text(json.dumps({"startup": 3.0, "5d1b": 250_000.0}))
+    folder = str(tmp_path)
+    assert store.rate(folder, "5d1b") == store.DEFAULT_RATES["5d1b"] and store.startup(folder) == 3.0
+    store.record_rate(folder, "5d1b", 500_000, startup_seconds=1.0, compute_seconds=5.0)
+    assert store.rate(folder, "5d1b") == 100_000  # measured afresh, not averaged with the old count's
+    assert json.loads((tmp_path / store.RATES).read_text())["counted"] == store.COUNTED
 
 
 def test_chances_outlooks_are_made_one_at_a_time_and_the_next_is_told_to_wait_for_both(advice_tables, monkeypatch):

@@ -59,7 +59,7 @@ def damage_a_value(raw: bytes) -> bytes:
 
 
 def other_format(raw: bytes) -> bytes:
-    return raw.replace(b'"format":1', b'"format":2', 1)
+    return raw.replace(b'"format":%d' % store.FORMAT, b'"format":%d' % (store.FORMAT + 1), 1)
 
 
 DAMAGE = {
@@ -119,6 +119,63 @@ def test_the_app_sets_a_damaged_table_aside_and_builds_it_again(tmp_path, genera
     assert (folder / (path.name + ".bad")).exists()
     assert wait_for(client, body)["expected_final"] == pytest.approx(values[0], abs=1e-6)
     assert np.array_equal(store.read_table(str(path), rules), values)  # built again, whole
+
+
+def every_state(values, rules):
+    """``values`` as format 1 laid them out: a value for every (mask, subtotals, flags), 0 where unreachable."""
+    from anotador.solver import Space
+
+    space = Space(rules)
+    dense = np.zeros((1 << space.nb) * space.U * space.F)
+    for closed in range(space.nb + 1):
+        mask, u, flags = space.states(closed)
+        dense[(mask * space.U + u) * space.F + flags] = values[space.index(mask, u, flags)]
+    return dense
+
+
+def test_a_table_holds_the_reachable_states_only(tmp_path):
+    """Generala-wiki's generala flag: a sheet whose generala is still free never holds points in it, so a
+    quarter of every (mask, flags) is unreachable and not stored; Yahtzee's and Yatzy's stored halves are in
+    bench/advice.py."""
+    from anotador.solver import Solver
+
+    rules = find_variant("generala-wiki").rules()
+    solver = Solver(rules)
+    values = solver.build()
+    assert store.states_of(rules) == len(values) == 1536 < (1 << 10) * 2
+    assert sum(len(solver.space.states(closed)[0]) for closed in range(11)) == 1536
+    path = write(tmp_path / "t.table", values, rules)
+    size = path.stat().st_size
+    assert (size - 8 * 1536) % store.ALIGN == 0 and size - 8 * 1536 <= store.HEADER_MAX
+    assert np.array_equal(store.read_table(str(path), rules), values)
+
+
+def test_a_table_of_every_state_from_an_older_release_is_built_again(tmp_path):
+    """A format 1 table (a value for every state, reachable or not) is refused as another table, set aside
+    and built again in this format, with the same values."""
+    from anotador.solver import Solver
+
+    from .test_api_advice import fresh_app, wait_for
+
+    rules = find_variant("generala-wiki").rules()
+    values = Solver(rules).build()
+    dense = every_state(values, rules)
+    folder = tmp_path / "tables"
+    folder.mkdir()
+    path = write(folder / (store.key_of(rules) + store.TABLE), values, rules)
+    raw = path.read_bytes()
+    header = json.loads(raw[len(store.MAGIC):raw.index(b"\n", len(store.MAGIC))])
+    header |= {"format": 1, "states": len(dense), "sha256": __import__("hashlib").sha256(dense.tobytes()).hexdigest()}
+    head = store.MAGIC + json.dumps(header, sort_keys=True, separators=(",", ":")).encode() + b"\n"
+    path.write_bytes(head.ljust(store.ALIGN, b"\0") + dense.tobytes())
+    with pytest.raises(store.OtherTable, match="format 1, not 2"):
+        store.read_table(str(path), rules)
+    client = fresh_app(tmp_path, folder, SOLVER_BUILD_AHEAD=False).test_client()
+    body = {"variant": "generala-wiki", "dice": [6, 6, 6, 6, 2], "roll": 2}
+    assert client.post("/api/v1/advice", json=body).status_code == 503
+    assert (folder / (path.name + ".bad")).exists()
+    assert wait_for(client, body)["expected_final"] == pytest.approx(values[0], abs=1e-6)
+    assert np.array_equal(store.read_table(str(path), rules), values)
 
 
 PEAK = """

@@ -5,7 +5,8 @@ One place for the folder's format, read by the web workers
 (:mod:`anotador.solver.build`)::
 
     <key>.table       a table (:func:`write_table`: a header naming the rule set, the
-                      format and a checksum, then one float64 per state), written whole:
+                      format and a checksum, then one float64 per reachable state,
+                      numbered as :class:`Space` numbers them), written whole:
                       a temporary file, then a rename
     <key>.json        its summary: expected_score, states, seconds
     <key>.table.lock  only while the table builds: the builder holds a flock on it
@@ -15,10 +16,13 @@ One place for the folder's format, read by the web workers
                       the time until which somebody waits for it
     <key>.table.progress  beside it: the states solved so far, and when
     ahead.lock        only while the built-in tables are built ahead: the plan
-    rate.json         how the last builds went: seconds to start, states per second per kind
+    rate.json         how the last builds went: seconds to start, reachable states per
+                      second per kind
 
 A lock file nobody holds is a builder that was killed; :func:`remove_stale`
-takes it away, and the ``<key>.npy`` tables of releases before the header.
+takes it away, and the ``<key>.npy`` tables of releases before the header;
+a table of an older format (every state, reachable or not) is set aside and
+built again when it is first read.
 Nothing else is ever written here.
 """
 
@@ -43,21 +47,25 @@ if TYPE_CHECKING:
 STARTUP_SECONDS = 0.5
 #: States a build gets through per second, by kind of game (dice, boxes a
 #: turn), before this folder measured one. On purpose slower than any build
-#: measured (a Yahtzee table, a million states, takes 7 s of a 2026 core;
-#: Double Cameroon's 2,048 states of ten dice split between two boxes, 0.9 s):
-#: a first estimate on a slow or busy core errs long, and the first build
-#: measured then replaces it.
-DEFAULT_RATES = {"5d1b": 55_000.0, "10d2b": 150.0}
-DEFAULT_RATE = 55_000.0
+#: measured (a Yahtzee table, 536,448 reachable states, takes 4-8 s of a 2026
+#: core; Double Cameroon's 1,024 states of ten dice split between two boxes,
+#: 0.7 s): a first estimate on a slow or busy core errs long, and the first
+#: build measured then replaces it.
+DEFAULT_RATES = {"5d1b": 30_000.0, "10d2b": 150.0}
+DEFAULT_RATE = 30_000.0
 #: Seconds past the Retry-After it was given that a build waits for somebody
 #: to ask again before it stops (a client that went away wants nothing).
 GRACE_SECONDS = 15.0
 TABLE = ".table"
 LOCK = TABLE + ".lock"
 PROGRESS = TABLE + ".progress"
-#: A table file's first line, and the version of what follows it.
+#: A table file's first line, and the version of what follows it (1: a value for every
+#: (mask, subtotals, flags), reachable or not; 2: for the reachable states only).
 MAGIC = b"ANOTADOR TABLE\n"
-FORMAT = 1
+FORMAT = 2
+#: What rate.json's states per second count: rates of releases that counted every state, reachable or
+#: not (about twice as many for Yahtzee), would promise builds twice as fast as they are.
+COUNTED = "reachable"
 #: The values start at a multiple of this (a page): the file maps straight into memory.
 ALIGN = 4096
 #: The most a header may take (a rule set's spec is a few KiB at most).
@@ -102,7 +110,8 @@ _states: "weakref.WeakKeyDictionary[RuleSet, int]" = weakref.WeakKeyDictionary()
 
 
 def states_of(rules: "RuleSet") -> int:
-    """The number of states a rule set's table holds (what a build's time goes by), worked out once."""
+    """The number of states a rule set's table holds, the reachable ones (what a build's time goes by),
+    worked out once."""
     states = _states.get(rules)
     if states is None:
         states = _states[rules] = Space(rules).size
@@ -406,9 +415,13 @@ def _rates(folder: str) -> dict:
     try:
         with open(os.path.join(folder, RATES)) as f:
             rates = json.load(f)
-        return rates if isinstance(rates, dict) else {}
     except (OSError, ValueError):
         return {}
+    if not isinstance(rates, dict):
+        return {}
+    if rates.get("counted") != COUNTED:  # an older release's: its start-up still holds, its rates do not
+        return {"startup": rates["startup"]} if "startup" in rates else {}
+    return rates
 
 
 def _number(rates: dict, name: str, default: float) -> float:
@@ -440,6 +453,7 @@ def record_rate(folder: str, kind: str, states: int, startup_seconds: float, com
         measured = states / compute_seconds
         before = _number(rates, kind, 0.0)
         rates[kind] = round(min(measured, (before + measured) / 2) if before else measured, 1)
+    rates["counted"] = COUNTED
     path = os.path.join(folder, RATES)
     tmp = f"{path}.{os.getpid()}.tmp"
     try:

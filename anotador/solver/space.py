@@ -3,7 +3,13 @@
 A state is what the rest of a game depends on (:mod:`.solve` says why):
 which boxes are closed; each bonus section's subtotal, capped at its
 threshold; and, for the boxes whose value matters later, whether they hold
-points. ``index = ((mask * U) + subtotals) * F + flags``.
+points. Only the states a sheet can reach are numbered: a subtotal the
+closed boxes cannot make, or a box holding points while it is still free,
+has no number, so a Yahtzee table holds 536,448 values rather than the
+1,048,576 of every (mask, subtotal, flags). The reachable states of one
+mask are a run, masks in increasing order; within a mask, the subtotals
+(each section's reachable ones, in increasing order, the first section
+outermost) and then the flags, as :meth:`Space.batches` lists them.
 """
 
 from __future__ import annotations
@@ -18,12 +24,13 @@ if TYPE_CHECKING:  # pragma: no cover
 
 
 class Space:
-    """The states of one rule set, numbered densely: ``((mask * U) + subtotals) * F + flags``."""
+    """The reachable states of one rule set, numbered densely (see the module's docstring)."""
 
     def __init__(self, rules: "RuleSet") -> None:
         self.rules = rules
         self.nb = len(rules.boxes)
         self.sections = [(frozenset(rules.index[b] for b in s.boxes), s.threshold, s.points) for s in rules.bonuses]
+        # A state's subtotals as one number, each section a digit (``U`` values), and its held flags (``F``).
         self.strides = []
         stride = 1
         for _, threshold, _ in reversed(self.sections):
@@ -33,7 +40,6 @@ class Space:
         self.held = rules.held_matters
         self.held_bit = {b: 1 << j for j, b in enumerate(self.held)}
         self.F = 1 << len(self.held)
-        self.size = (1 << self.nb) * self.U * self.F
         possible = rules.possible_points
         self.possible = [sorted(possible[b.id]) for b in rules.boxes]
         self._reach: dict[tuple[int, int], list[int]] = {}
@@ -41,14 +47,86 @@ class Space:
         self._member = np.array([[b in boxes for b in range(self.nb)] for boxes, _, _ in self.sections],
                                 dtype=np.int64).reshape(len(self.sections), self.nb)
         self._bits = np.array([self.held_bit.get(b, 0) for b in range(self.nb)], dtype=np.int64)
+        self._number()
+
+    def _number(self) -> None:
+        """The lookups :meth:`index` and :meth:`parts` number states by.
+
+        Per section, its digit's rank among the subtotals its closed boxes can make, by the closed boxes
+        of that section (a run of ``threshold + 1`` per subset of them); per mask, where its run starts and
+        how many flags it has; per subset of the held boxes closed, each flags' rank. A digit or flags no
+        sheet with that mask can have ranks 0: such an index is never read (a box closed twice, see
+        :meth:`Solver.now_by_roll`), only computed."""
+        masks = np.arange(1 << self.nb, dtype=np.int64)
+        count = np.ones(len(masks), dtype=np.int64)
+        self._digits = []  # per section: (its closed boxes' subset of each mask, ranks by subset x digit, counts)
+        for i, (boxes, threshold, _) in enumerate(self.sections):
+            members = sorted(boxes)
+            subset = sum(((masks >> b) & 1) << j for j, b in enumerate(members))
+            ranks = np.zeros((1 << len(members), threshold + 1), dtype=np.int64)
+            counts = np.zeros(1 << len(members), dtype=np.int64)
+            for s in range(1 << len(members)):
+                reach = self._subtotals(i, sum(1 << b for j, b in enumerate(members) if s >> j & 1))
+                ranks[s, reach] = np.arange(len(reach))
+                counts[s] = len(reach)
+            self._digits.append((subset * (threshold + 1), ranks.ravel(), counts[subset]))
+            count *= counts[subset]
+        held_subset = sum(((masks >> b) & 1) << j for j, b in enumerate(self.held)) if self.held else masks * 0
+        self._flag_values = [self._flags_of(sum(1 << b for j, b in enumerate(self.held) if s >> j & 1))
+                             for s in range(1 << len(self.held))]
+        flag_rank = np.zeros((len(self._flag_values), self.F), dtype=np.int64)
+        for s, values in enumerate(self._flag_values):
+            flag_rank[s, values] = np.arange(len(values))
+        self._held_subset = held_subset
+        self._flag_rank = flag_rank.ravel()
+        self._flag_count = np.array([len(v) for v in self._flag_values], dtype=np.int64)[held_subset]
+        count *= self._flag_count
+        self._start = np.concatenate(([0], np.cumsum(count)[:-1]))
+        self.size = int(count.sum())
+        # What :meth:`index` reads: a mask's states are numbered alike whenever its closed boxes in each section
+        # and among the held ones are alike (Yahtzee: 128 patterns of 64 subtotals x 2 flags), so one small
+        # table of each pattern's numbering within a mask, and a mask's start, give a number in two lookups.
+        pattern = np.zeros(len(masks), dtype=np.int64)
+        for subset, _, _ in self._digits:
+            pattern = pattern * (int(subset.max()) + 1) + subset
+        pattern = pattern * (1 << len(self.held)) + held_subset
+        kinds, first, which = np.unique(pattern, return_index=True, return_inverse=True)
+        uf = np.arange(self.U * self.F, dtype=np.int64)
+        self._within = None
+        if len(kinds) * len(uf) <= self.PATTERNS_MAX:  # else (several big sections) from the ranks each time
+            self._within = np.concatenate([self._ranked(np.full(len(uf), m), uf // self.F, uf % self.F)
+                                           - self._start[m] for m in first.tolist()])
+            self._row = which.astype(np.int64) * len(uf)
+
+    #: The most entries the patterns' table may take (8 bytes each).
+    PATTERNS_MAX = 1 << 20
 
     def index(self, mask, u, flags):
-        return (mask * self.U + u) * self.F + flags
+        """The number of the state (mask, subtotals, flags); numpy arrays broadcast together."""
+        if self._within is None:
+            return self._ranked(mask, u, flags)
+        mask = np.asarray(mask)
+        return self._start[mask] + self._within[self._row[mask] + np.asarray(u) * self.F + flags]
+
+    def _ranked(self, mask, u, flags):
+        """:meth:`index` from the ranks themselves (each section's digit, then the flags): what its table holds."""
+        rank = 0
+        for (subset, ranks, counts), stride, (_, threshold, _) in zip(self._digits, self.strides, self.sections):
+            rank = rank * counts[mask] + ranks[subset[mask] + (u // stride) % (threshold + 1)]
+        return self._start[mask] + rank * self._flag_count[mask] + \
+            self._flag_rank[self._held_subset[mask] * self.F + flags]
 
     def parts(self, state: int) -> tuple[int, int, int]:
         """A state's (mask, subtotals, flags): :meth:`index` undone."""
-        mask, rest = divmod(int(state), self.U * self.F)
-        u, flags = divmod(rest, self.F)
+        state = int(state)
+        mask = int(np.searchsorted(self._start, state, side="right")) - 1
+        rank, f = divmod(state - int(self._start[mask]), int(self._flag_count[mask]))
+        flags = self._flag_values[int(self._held_subset[mask])][f]
+        u = 0
+        for i in range(len(self.sections) - 1, -1, -1):
+            reach = self._subtotals(i, mask)
+            rank, r = divmod(rank, len(reach))
+            u += reach[r] * self.strides[i]
         return mask, u, flags
 
     def close(self, mask, u, flags, box: int, points):
@@ -92,6 +170,17 @@ class Space:
             self._reach[key] = sorted(sums)
         return self._reach[key]
 
+    def _flags_of(self, mask: int) -> list[int]:
+        """The held flags a sheet with ``mask`` closed can have, in order: a closed box that may hold 0 or
+        points doubles them, one that cannot hold 0 sets its bit, a free one leaves it clear."""
+        f_values = [0]
+        for b, bit in self.held_bit.items():
+            if mask >> b & 1 and any(self.possible[b]) and 0 in self.possible[b]:
+                f_values = f_values + [f | bit for f in f_values]
+            elif mask >> b & 1 and 0 not in self.possible[b]:
+                f_values = [f | bit for f in f_values]
+        return f_values
+
     def states(self, closed: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Every reachable state with ``closed`` boxes closed: (masks, subtotals, flags)."""
         parts = list(self.batches(closed, 1 << 62))
@@ -109,13 +198,7 @@ class Space:
             for i in range(len(self.sections)):
                 digits = np.array(self._subtotals(i, mask), dtype=np.int64) * self.strides[i]
                 u_values = (u_values[:, None] + digits[None, :]).ravel()
-            f_values = [0]
-            for b, bit in self.held_bit.items():
-                if mask >> b & 1 and any(self.possible[b]) and 0 in self.possible[b]:
-                    f_values = f_values + [f | bit for f in f_values]
-                elif mask >> b & 1 and 0 not in self.possible[b]:
-                    f_values = [f | bit for f in f_values]
-            f_arr = np.array(f_values, dtype=np.int64)
+            f_arr = np.array(self._flag_values[int(self._held_subset[mask])], dtype=np.int64)
             n = len(u_values) * len(f_arr)
             us.append(np.repeat(u_values, len(f_arr)))
             fs.append(np.tile(f_arr, len(u_values)))
