@@ -45,7 +45,8 @@ from .sheets.rate import Quota
 from .rules import RuleSet
 from .solver import Solver
 from .solver import folder as store
-from .solver.chances import LateOutlook, NotExact, Outlook, exact_for
+from .solver.chances import NotExact, Outlook, exact_for
+from .solver.late import LateOutlook
 from .solver.build import ABANDONED, BUILT, BUSY, build, builtin_rules, kind_of
 from .solver.folder import key_of
 
@@ -120,7 +121,7 @@ class Tables:
         self.missing_stamp = 0
         self._builtin: dict[str, RuleSet] | None = None
         self.outlooks: LRU[str, Outlook] = LRU(OUTLOOKS_KEPT)
-        #: The Yahtzee family's, one per rule set (each bounded: chances.LATE_KEPT states).
+        #: The Yahtzee family's, one per rule set (each bounded: late.LATE_KEPT states).
         self.late: LRU[str, LateOutlook] = LRU(2)
         self.outlook_lock = threading.Lock()
         self.outlook_builds: dict[str, float] = {}  # key → when it should be made (monotonic): one at a time

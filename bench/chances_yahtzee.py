@@ -128,7 +128,8 @@ def served(solver: Solver, V: np.ndarray) -> None:
     from anotador.rules import Game
     from anotador.rules.boxes import count
     from anotador.solver.advise import advise
-    from anotador.solver.chances import LATE_OPEN, LateOutlook, game_chances
+    from anotador.solver.chances import game_chances
+    from anotador.solver.late import LATE_OPEN, LateOutlook
 
     rules, ids = solver.rules, [b.id for b in solver.rules.boxes]
     sheet = rules.check_sheet({"ones": 3})

@@ -240,7 +240,7 @@ def test_the_yahtzee_familys_chances_in_the_last_rounds_are_exact(variant, start
     """Late in a game of the Yahtzee family (sheets hold their upper subtotal): each player's distribution has
     the advisor's expected final total as its mean, and the chances land within three standard errors of a
     seeded simulation of the same model."""
-    from anotador.solver.chances import LATE_OPEN, LateOutlook, late_enough
+    from anotador.solver.late import LATE_OPEN, LateOutlook, late_enough
 
     rules = find_variant(variant).rules()
     solver, V = solved(rules)

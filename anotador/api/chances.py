@@ -15,7 +15,8 @@ from flask import Blueprint
 from .. import sheets
 from ..advice import tables
 from ..rules import Game
-from ..solver.chances import PERCENTILES, NotExact, exact_for, game_chances, is_late, late_enough
+from ..solver.chances import PERCENTILES, NotExact, exact_for, game_chances
+from ..solver.late import is_late, late_enough
 from .advice import _round  # answers round their figures alike
 from .common import client_key
 from .games import version_read
@@ -68,7 +69,7 @@ def chances_body(game) -> dict[str, Any]:
 
 def outlook_of(state: Game):
     """The outlook of the game's rule set: every state's (:class:`~anotador.solver.chances.Outlook`), or for the
-    Yahtzee family the last rounds' (:class:`~anotador.solver.chances.LateOutlook`), refused (a 501) before any
+    Yahtzee family the last rounds' (:class:`~anotador.solver.late.LateOutlook`), refused (a 501) before any
     table is asked for while a player has more boxes open than those rounds leave."""
     rules = state.rules
     if exact_for(rules) is None:

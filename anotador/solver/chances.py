@@ -37,8 +37,8 @@ advisor's) are (:class:`Outlook`). The Yahtzee family's sheets also hold
 their upper subtotal (536,320 states in Yahtzee, too many to give each a
 distribution); there the same distributions are worked out only for the
 states a game's sheets can still reach, once every player has at most
-:data:`LATE_OPEN` boxes open (:class:`LateOutlook`): exact too, from the
-last rounds.
+:data:`.late.LATE_OPEN` boxes open (:class:`.late.LateOutlook`): exact too,
+from the last rounds.
 """
 
 from __future__ import annotations
@@ -52,17 +52,12 @@ from .solve import Chosen, Solver
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..rules import Game, RuleSet
+    from .late import LateOutlook
 
 #: Advice prefers scoring now over a keep worth the same to within this (advise.py): so does the policy here.
 SCORE_FIRST = 1e-9
 #: The percentiles of each player's final total that a chances answer lists.
 PERCENTILES = (5, 25, 50, 75, 95)
-#: The Yahtzee family's chances are exact once every player still to play has at most this many boxes open:
-#: about 80 states a player then, 0.05 s of a core each (bench/chances_yahtzee.py); 6 open would be 550.
-LATE_OPEN = 4
-#: The most states a worker's :class:`LateOutlook` keeps the distribution of (5.4 KB each in Yahtzee: 16 MB
-#: at most): past it, it starts again.
-LATE_KEPT = 3000
 GENERALA_ROLES = ("generala", "double_generala")
 
 
@@ -243,6 +238,9 @@ class Outlook:
         """The row of a (checked) sheet's state."""
         return int(self._row[self.space.state_of(sheet)])
 
+    def prepare(self, rows: Sequence[int]) -> None:
+        """Nothing to work out: every state's row is (as :meth:`.late.LateOutlook.prepare` works out some)."""
+
     def covers(self, game: "Game") -> None:
         """Every game of these rules: nothing to refuse."""
 
@@ -254,99 +252,6 @@ class Outlook:
         """A player at this row's state, ``base`` points on the sheet, their next turn numbered ``first``."""
         generalas = self.rules.generalas(sheet) if self.most_generalas else 0
         return Prospect(self.finish[row], self.instant[row], base, generalas, first)
-
-
-def most_open(game: "Game") -> int:
-    """The most boxes any player of ``game`` still has open."""
-    return max(len(game.rules.boxes) - len(game.sheets[i]) for i in range(game.players))
-
-
-def is_late(game: "Game") -> bool:
-    """Whether :class:`LateOutlook` works ``game`` out: every player has at most :data:`LATE_OPEN` boxes open."""
-    return most_open(game) <= LATE_OPEN
-
-
-def late_enough(game: "Game") -> None:
-    """Refuse (:class:`NotExact`) a game of rules like the Yahtzee family's in which a player has more than
-    :data:`LATE_OPEN` boxes open: asked before anything is built."""
-    rules = game.rules
-    most = most_open(game)
-    if most > LATE_OPEN:
-        raise NotExact(f"Chances are worked out for {rules.variant.id} from the last {LATE_OPEN} rounds, once "
-                       f"every player has at most {LATE_OPEN} boxes open (a player has {most} now), since "
-                       f"{exact_for(rules)}")
-
-
-class LateOutlook:
-    """:class:`Outlook`'s distributions for rule sets whose sheets hold more than their boxes (a section's
-    subtotal, bonuses of rolls: the Yahtzee family), worked out only for the states a game can still reach,
-    each once per worker, and only once every player has at most :data:`LATE_OPEN` boxes open.
-
-    A state's distribution comes from the states its turn leads to, followed
-    forward as :class:`Outlook` does, in the same fixed order; a full sheet
-    adds the section bonus its subtotal earned. Rows are the states' own
-    indexes. The tie-break on most generalas is not followed here (no rule
-    set of this kind has it).
-    """
-
-    G = 1
-    most_generalas = False
-
-    def __init__(self, solver: Solver, V: np.ndarray) -> None:
-        rules = solver.rules
-        if rules.options.tie_break == "most_generalas":
-            raise NotExact(f"{exact_for(rules)}, and ties go to the most generalas")
-        self.solver, self.V, self.rules, self.space = solver, V, rules, solver.space
-        space = self.space
-        # every box's most, the section bonuses, and three bonuses of rolls: past that lies less than 1e-7
-        self.P = sum(max(space.possible[b]) for b in range(space.nb)) + 1 + \
-            int(sum(points for _, _, points in space.sections)) + 3 * max(rules.options.yahtzee_bonus or 0, 0)
-        self.kept: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
-
-    def covers(self, game: "Game") -> None:
-        late_enough(game)
-
-    def row_of(self, sheet: dict[str, int]) -> int:
-        return int(self.space.state_of(sheet))
-
-    def remaining(self, row: int) -> np.ndarray:
-        return self._of(row)[0]
-
-    def prospect(self, row: int, base: int, sheet: Mapping[str, int], first: int) -> "Prospect":
-        _, finish, instant = self._of(row)
-        return Prospect(finish[None, :], instant, base, 0, first)
-
-    def _of(self, state: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """(sheet, finish, instant) of one state, from those of the states its turn leads to."""
-        found = self.kept.get(state)
-        if found is not None:
-            return found
-        if len(self.kept) >= LATE_KEPT:
-            self.kept = {}
-        space, P = self.space, self.P
-        mask, u, flags = space.parts(state)
-        sheet, instant = np.zeros(P), np.zeros(space.nb + 1)
-        if mask == (1 << space.nb) - 1:
-            sheet[int(space.bonus(np.array([u]))[0])] = 1.0
-            found = self.kept[state] = (sheet, sheet, instant)
-            return found
-        out = turn_outcomes(self.solver, self.V, mask, u, flags)
-        later = [self._of(after) for after in out.after.tolist()]
-        # With no instant win this turn or later, the paths without one are all of them: finish is sheet (one
-        # array kept, not two: the Yahtzee family has none)
-        alike = out.instant == 0 and all(f is s for s, f, _ in later)
-        finish = sheet if alike else np.zeros(P)
-        instant[0] = out.instant
-        for (later_sheet, later_finish, later_instant), points, p, rest in zip(
-                later, out.points.tolist(), out.chance.tolist(), out.rest.tolist()):
-            if points < P:
-                sheet[points:] += p * later_sheet[:P - points]
-                if rest and not alike:
-                    finish[points:] += rest * later_finish[:P - points]
-            if rest:
-                instant[1:] += rest * later_instant[:-1]
-        found = self.kept[state] = (sheet, finish, instant)
-        return found
 
 
 @dataclass
@@ -392,6 +297,7 @@ def game_chances(outlook: "Outlook | LateOutlook | None", game: "Game") -> list[
         raise ValueError("a game in play needs its rule set's outlook")
     outlook.covers(game)
     rows = [outlook.row_of(game.sheets[i]) for i in range(n)]
+    outlook.prepare(rows)
     base = [sum(game.sheets[i].values()) + game.bonuses[i] for i in range(n)]
     found = combine([outlook.prospect(rows[i], base[i], game.sheets[i], _first_turn(game, i)) for i in range(n)],
                     outlook.G)

@@ -255,6 +255,53 @@ class Dice:
                 np.add.at(target, (slice(None), up[:, f]), share)
         return out
 
+    def best_keep_by_roll(self, keep_values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """:meth:`best_keep` for many states (keeps x states, five dice or fewer): each roll's keep and its
+        value (rolls x states), the same keep for the same values."""
+        best = self.best_within_by_roll(keep_values)  # the largest of the same values: the same number
+        keep = np.zeros(best.shape, dtype=np.int64)
+        left = np.ones(best.shape, dtype=bool)  # not found yet
+        for column in self._within_ranked:  # each roll's sub-keeps in advice's order: the first worth the best
+            found = np.equal(keep_values[column], best)
+            found &= left
+            np.copyto(keep, column[:, None], where=found)
+            left ^= found
+            if not left.any():
+                break
+        return keep, best
+
+    @cached_property
+    def _within_ranked(self) -> np.ndarray:
+        """:attr:`within` with each roll's sub-keeps in :attr:`keep_rank` order (the padding, repeats, last)."""
+        out = np.empty_like(self.within)
+        for r in range(len(self.rolls)):
+            subs = list(dict.fromkeys(self.within[:, r].tolist()))
+            subs.sort(key=lambda k: self.keep_rank[k])
+            out[:, r] = subs + [subs[-1]] * (len(out) - len(subs))
+        return out
+
+    def throw_rest_by_keep(self, keep_chance: np.ndarray) -> np.ndarray:
+        """The chance of each keep (keeps x states) -> of each roll once the rest are thrown (rolls x states).
+
+        A die at a time along the lattice, as :meth:`expect_by_keep` goes the other way: a keep or roll one
+        die larger gets a sixth of the chance of each keep it holds one die more than, its children in a fixed
+        order, so a state's figures do not depend on the batch it is in."""
+        carry = keep_chance.copy()
+        for sets, kids, with_child in self.keep_children:  # smallest first: a keep's children are whole already
+            carry[sets] += self._from_children(carry, kids, with_child)
+        (sets, kids, with_child), = self.roll_children
+        out = np.zeros((len(self.rolls), keep_chance.shape[1]))
+        out[sets] = self._from_children(carry, kids, with_child)
+        return out
+
+    @staticmethod
+    def _from_children(carry: np.ndarray, kids: np.ndarray, with_child: list[int]) -> np.ndarray:
+        """A sixth of the summed chance of each set's children (only the sets that have a j-th child add it)."""
+        level = carry[kids[:, 0]]
+        for j, m in enumerate(with_child[1:], start=1):
+            level[:m] += carry[kids[:m, j]]
+        return level / FACES
+
     def sub_keeps(self, roll: tuple[int, ...]) -> list[int]:
         """Every distinct proper sub-multiset of a roll, as keep indices (worked out once per roll)."""
         found = self._sub_keeps.get(roll)

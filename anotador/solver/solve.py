@@ -126,11 +126,21 @@ class Solver:
                     ) -> np.ndarray:
         """:meth:`now` as rolls x states: every step below is a row (one roll or one box value) for all the
         batch's states at once, contiguous, so numpy streams it rather than gathers columns."""
+        out = Scratch.array(scratch, f"now {served}", (self.rows[served].shape[0], len(mask)))
+        out.fill(NEG)
+        for _, each in self.each_box(V, mask, u, flags, served, scratch):
+            np.maximum(out, each, out=out)
+        if len(self.special):
+            out[self.special] = self._special(V, mask, u, flags, served).T
+        return out
+
+    def each_box(self, V: np.ndarray, mask, u, flags, served: bool, scratch: Scratch | None = None):
+        """For each box free in some state of the batch, in sheet order: ``(box, values)``, each roll's points
+        there plus the value after (rolls x states; -inf where the box is taken; special rolls as plain ones).
+        ``values`` is one buffer, overwritten by the next box."""
         space = self.space
         rows = self.rows[served]
-        out = Scratch.array(scratch, f"now {served}", (rows.shape[0], len(mask)))
-        out.fill(NEG)
-        each = Scratch.array(scratch, "each box", out.shape)
+        each = Scratch.array(scratch, "each box", (rows.shape[0], len(mask)))
         for b in range(space.nb):
             closed = (mask >> b) & 1 == 1
             if closed.all():
@@ -143,10 +153,7 @@ class Solver:
             else:  # the points added once per distinct value, not once per roll: the same sums
                 np.add(after, vals[:, None], out=after)
                 np.take(after, inv, axis=0, out=each)
-            np.maximum(out, each, out=out)
-        if len(self.special):
-            out[self.special] = self._special(V, mask, u, flags, served).T
-        return out
+            yield b, each
 
     def _now_one(self, V: np.ndarray, mask: int, u: int, flags: int, served: bool) -> np.ndarray:
         """:meth:`now` for one state (advice), in a few array operations rather than a loop over boxes.
@@ -264,8 +271,8 @@ class Solver:
         n = len(self.special)
         points = np.full((len(contexts), n, space.nb), -1, dtype=np.int64)
         bonus = np.zeros((len(contexts), n))
-        for c, key in enumerate(contexts.tolist()):
-            points[c], bonus[c] = self._special_made(served, *divmod(key, space.F))
+        for c, key in enumerate(contexts.tolist()):  # kept: a game's outlook meets a context again and again
+            points[c], bonus[c] = self._special_points(served, *divmod(key, space.F))
         points, bonus = points[inv], bonus[inv]
         out = np.full((len(mask), n), NEG)
         m, uu, ff = mask[:, None], u[:, None], flags[:, None]

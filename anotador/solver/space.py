@@ -140,9 +140,10 @@ class Space:
             flags = flags | np.where(np.asarray(points) > 0, self.held_bit[box], 0)
         return self.index(mask | (1 << box), u, flags)
 
-    def close_many(self, mask: int, u: int, flags: int, box: np.ndarray, points: np.ndarray) -> np.ndarray:
-        """The states after each ``box[k]`` takes ``points[k]``, from one state: :meth:`close`, vectorised over
-        the boxes (a section's digit moves only for its own boxes; the sections' digits are apart)."""
+    def close_many(self, mask, u, flags, box: np.ndarray, points: np.ndarray) -> np.ndarray:
+        """The states after each ``box[k]`` takes ``points[k]``: :meth:`close`, vectorised over the boxes (a
+        section's digit moves only for its own boxes; the sections' digits are apart), from one state or from
+        states that broadcast to ``box`` (a batch's chosen boxes, rolls x states)."""
         uu = np.full(box.shape, u, dtype=np.int64)
         for i, (_, threshold, _) in enumerate(self.sections):
             st = self.strides[i]
