@@ -29,7 +29,7 @@ def states(solver, count: int, seed: int, most_open: int | None = None):
     return tuple(a[pick] for a in every)
 
 
-@pytest.mark.parametrize("variant", ["yahtzee", "yacht"])
+@pytest.mark.parametrize("variant", [pytest.param("yahtzee", marks=pytest.mark.slow), "yacht"])
 def test_each_states_outcomes_are_the_one_state_paths(variant):
     """Where a turn leads and with what points exactly, with what chance to 1e-12, for 300 states of every
     stage (Yahtzee: jokers and further Yahtzees' bonuses, the upper subtotal; Yacht: none of them)."""
@@ -43,6 +43,7 @@ def test_each_states_outcomes_are_the_one_state_paths(variant):
         assert np.abs(chance - one.chance).max() < 1e-12 and chance.sum() == pytest.approx(1, abs=1e-12)
 
 
+@pytest.mark.slow
 def test_ties_go_where_advice_sends_them():
     """On a table of small whole numbers (every box and keep of a roll often worth exactly the same) the same
     outcomes: the first box in sheet order, and scoring before a keep worth as much, as one state's path."""
@@ -56,6 +57,7 @@ def test_ties_go_where_advice_sends_them():
         assert np.abs(chance - one.chance).max() < 1e-12
 
 
+@pytest.mark.slow
 def test_a_states_outcomes_do_not_depend_on_its_batch():
     """The same numbers to the bit alone, in a batch, and in another order: every sum runs in an order of its
     own state's, so the chances of a game do not depend on which other sheets were worked out with it."""
@@ -93,6 +95,7 @@ def test_throwing_the_rest_a_die_at_a_time_is_throwing_them_together():
     assert np.allclose(out.sum(axis=0), chance.sum(axis=0), atol=1e-13)
 
 
+@pytest.mark.slow
 def test_the_late_outlook_in_batches_is_the_one_worked_out_a_state_at_a_time():
     """Six players with four boxes open each: every player's distribution of points to come to 1e-12, and the
     same chances, from the batched outlook (one level of every player's sheets at a time) and the one-state one."""

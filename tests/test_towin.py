@@ -169,3 +169,58 @@ def test_play_to_win_while_others_play_needs_rules_whose_chances_are_worked_out(
                                             "opponents": [{"sheet": {"ones": 3}}]})
     assert r.status_code in (501, 503), r.get_json()  # 503 while Yahtzee's table is still being built
     assert r.content_type == "application/problem+json"
+
+
+# -- the Yahtzee family: while others play, from its last four rounds --------------------------------------------
+
+YAHTZEE_MINE = {"ones": 2, "twos": 6, "threes": 9, "fours": 12, "fives": 15, "three_of_a_kind": 22,
+                "small_straight": 30, "chance": 23, "yahtzee": 0}  # 139; the sixes, four, full and large open
+YAHTZEE_RIVAL = {"ones": 3, "twos": 8, "threes": 9, "fours": 16, "fives": 20, "sixes": 24, "three_of_a_kind": 25,
+                 "four_of_a_kind": 26, "full_house": 25}  # 156 and the bonus made; four open, the other player to go
+
+
+@pytest.mark.slow
+def test_while_others_play_a_yahtzee_boxs_chance_is_the_games_chance_once_it_is_scored():
+    """In the last four rounds the Yahtzee family's model works out the game: a box's chance is the chance
+    /chances gives the game with that box filled (upper subtotal and bonus included), and a keep's is between
+    its best and worst box's at the next throw."""
+    from anotador.rules import Game
+    from anotador.solver.chances import game_chances
+    from anotador.solver.late import LateOutlook
+    from anotador.solver.towin import to_win_now
+
+    rules = find_variant("yahtzee").rules()
+    solver, V = solved(rules)
+    late = LateOutlook(solver, V)
+    dice = [6, 6, 6, 6, 2]
+    boxes, keeps = to_win_now(solver, V, late, YAHTZEE_MINE, 0, [(YAHTZEE_RIVAL, 0)], count(dice), 2)
+    assert set(boxes) == {"sixes", "four_of_a_kind", "full_house", "large_straight"}
+    points = dict(rules.score_counts(count(dice), False, YAHTZEE_MINE).options)
+    for box, chance in boxes.items():
+        sheet = {**YAHTZEE_MINE, box: points.get(box, 0)}
+        game = Game(rules, 2, 0, [sheet, dict(YAHTZEE_RIVAL)], [{b for b, p in s.items() if p == 0}
+                                                               for s in (sheet, YAHTZEE_RIVAL)], 19)
+        assert chance == pytest.approx(game_chances(LateOutlook(solver, V), game)[0].chance, abs=1e-12)
+    assert boxes["sixes"] > boxes["large_straight"]  # 24 sixes make the bonus: 59 points for one box
+    assert len(keeps) == 9 and all(0 <= k <= 1 for k in keeps.values())  # 0-4 sixes, 0-1 two, not all five
+    assert max(keeps.values()) >= keeps[(6, 6, 6, 6)] > keeps[()]
+
+
+@pytest.mark.slow
+def test_play_to_win_for_yahtzee_while_others_play_answers_from_the_last_four_rounds(client):
+    from .conftest import built_in_run_folder
+
+    built_in_run_folder("yahtzee")
+    body = {"variant": "yahtzee", "sheet": YAHTZEE_MINE, "dice": [6, 6, 6, 6, 2], "roll": 2,
+            "opponents": [{"sheet": YAHTZEE_RIVAL}]}
+    r = advised(client, body)
+    assert r.status_code == 200, r.get_json()
+    answer = r.get_json()
+    assert answer["to_win"]["method"] == "approximate"
+    assert all(0 <= b["chance"] <= 1 for b in answer["boxes"]) and all("chance" in k for k in answer["keeps"])
+    # a sheet with five open (the player's own, or another's): refused as /chances refuses, saying from when
+    early = {k: v for k, v in YAHTZEE_MINE.items() if k != "chance"}
+    for asked in ({**body, "sheet": early}, {**body, "opponents": [{"sheet": early}]}):
+        r = advised(client, asked)
+        assert r.status_code == 501 and r.content_type == "application/problem+json"
+        assert "last 4 rounds" in r.get_json()["detail"] and "has 5 now" in r.get_json()["detail"]

@@ -248,6 +248,18 @@ class Outlook:
         """The distribution of the points still to come from this row's state, the sheet played to its end."""
         return self.sheet[row]
 
+    def state_row(self, state: int) -> int:
+        """A state's row."""
+        return int(self._row[state])
+
+    def finish_of(self, row: int) -> np.ndarray:
+        """``finish`` of this row's state (generalas x points): what play to win weighs a move by."""
+        return self.finish[row]
+
+    def instant_of(self, row: int) -> np.ndarray:
+        """``instant`` of this row's state: the chance of a first instant win on each turn still to play."""
+        return self.instant[row]
+
     def prospect(self, row: int, base: int, sheet: Mapping[str, int], first: int) -> "Prospect":
         """A player at this row's state, ``base`` points on the sheet, their next turn numbered ``first``."""
         generalas = self.rules.generalas(sheet) if self.most_generalas else 0

@@ -20,7 +20,7 @@ from .chances import NotExact, Prospect, exact_for, turn_outcomes
 from .solve import Solver
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ..rules import Game
+    from ..rules import Game, RuleSet
 
 #: The Yahtzee family's chances are exact once every player still to play has at most this many boxes open:
 #: about 80 states a player then (bench/chances_yahtzee.py); 6 open would be 550.
@@ -32,7 +32,11 @@ LATE_KEPT = 3000
 
 def most_open(game: "Game") -> int:
     """The most boxes any player of ``game`` still has open."""
-    return max(len(game.rules.boxes) - len(game.sheets[i]) for i in range(game.players))
+    return _most_open(game.rules, [game.sheets[i] for i in range(game.players)])
+
+
+def _most_open(rules: "RuleSet", sheets: Sequence[Mapping[str, int]]) -> int:
+    return max(len(rules.boxes) - len(sheet) for sheet in sheets)
 
 
 def is_late(game: "Game") -> bool:
@@ -43,8 +47,12 @@ def is_late(game: "Game") -> bool:
 def late_enough(game: "Game") -> None:
     """Refuse (:class:`NotExact`) a game of rules like the Yahtzee family's in which a player has more than
     :data:`LATE_OPEN` boxes open: asked before anything is built."""
-    rules = game.rules
-    most = most_open(game)
+    late_sheets(game.rules, [game.sheets[i] for i in range(game.players)])
+
+
+def late_sheets(rules: "RuleSet", sheets: Sequence[Mapping[str, int]]) -> None:
+    """:func:`late_enough` for the sheets of a game's players (play to win asks with sheets, not a game)."""
+    most = _most_open(rules, sheets)
     if most > LATE_OPEN:
         raise NotExact(f"Chances are worked out for {rules.variant.id} from the last {LATE_OPEN} rounds, once "
                        f"every player has at most {LATE_OPEN} boxes open (a player has {most} now), since "
@@ -94,6 +102,16 @@ class LateOutlook:
 
     def remaining(self, row: int) -> np.ndarray:
         return self._of(row)[0]
+
+    def state_row(self, state: int) -> int:
+        """A state's row: the state itself (rows are states' own numbers here)."""
+        return int(state)
+
+    def finish_of(self, row: int) -> np.ndarray:
+        return self._of(row)[1][None, :]
+
+    def instant_of(self, row: int) -> np.ndarray:
+        return self._of(row)[2]
 
     def prospect(self, row: int, base: int, sheet: Mapping[str, int], first: int) -> "Prospect":
         _, finish, instant = self._of(row)

@@ -30,6 +30,7 @@ from .solve import NEG, Solver
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..rules import Counts, RuleSet
+    from .late import LateOutlook
 
 #: The most states of the player's sheet one request may weigh: four open boxes (16 states) cost Double Generala
 #: 0.3 s of CPU, eight (256) 16 s.
@@ -228,8 +229,8 @@ def to_win(solver: Solver, sheet: Mapping[str, int], earned: int, others: Sequen
     return boxes, keeps
 
 
-def to_win_now(solver: Solver, V: np.ndarray, outlook: Outlook, sheet: Mapping[str, int], earned: int,
-               others: Sequence[tuple[Mapping[str, int], int]], counts: "Counts", roll: int
+def to_win_now(solver: Solver, V: np.ndarray, outlook: "Outlook | LateOutlook", sheet: Mapping[str, int],
+               earned: int, others: Sequence[tuple[Mapping[str, int], int]], counts: "Counts", roll: int
                ) -> tuple[dict[str, float], dict[tuple[int, ...], float]]:
     """:func:`to_win` while others still play: the chance of winning after each box and each keep, this one
     decision weighed for the chance, every later one (the player's and the others') the advisor's for points.
@@ -241,38 +242,43 @@ def to_win_now(solver: Solver, V: np.ndarray, outlook: Outlook, sheet: Mapping[s
     G = outlook.G
     base = sum(sheet.values()) + earned
     mine = rules.generalas(sheet) if outlook.most_generalas else 0
-    rivals = [outlook.prospect(outlook.row_of(dict(o)), sum(o.values()) + b, o, j + 1)
-              for j, (o, b) in enumerate(others)]
+    served = roll == 1 and rules.served_matters
+    score = rules.score_counts(counts, served, sheet)
+    got = dict(score.options)
+    placed = {box_id: (rules.index[box_id], got.get(box_id, 0)) for box_id in score.scratch}
+    ends = {box_id: outlook.state_row(space.close(mask, u, flags, b, p)) for box_id, (b, p) in placed.items()}
+    rows = [outlook.row_of(dict(o)) for o, _ in others]
+    outlook.prepare(rows + list(ends.values()))  # the rivals' sheets and every sheet this turn may leave, at once
+    rivals = [outlook.prospect(row, sum(o.values()) + b, o, j + 1)
+              for j, (row, (o, b)) in enumerate(zip(rows, others))]
 
     def chance(me: Prospect) -> float:
         return sum(combine([me, *rivals], G)[0])
 
     def later(row: int) -> np.ndarray:  # the player's instant wins, from the next turn on
-        return np.concatenate([[0.0], outlook.instant[row][:-1]])
+        return np.concatenate([[0.0], outlook.instant_of(row)[:-1]])
 
-    served = roll == 1 and rules.served_matters
-    score = rules.score_counts(counts, served, sheet)
     boxes: dict[str, float] = {}
-    got = dict(score.options)
-    for box_id in score.scratch:
+    for box_id, (b, p) in placed.items():
         if served and score.instant_win:
             boxes[box_id] = 1.0
             continue
-        b, p = rules.index[box_id], got.get(box_id, 0)
-        row = int(outlook._row[space.close(mask, u, flags, b, p)])
+        row = ends[box_id]
         gen = int(rules.boxes[b].role in GENERALA_ROLES and p > 0) if outlook.most_generalas else 0
-        boxes[box_id] = chance(Prospect(outlook.finish[row], later(row), base + p + score.bonus, mine + gen, 0))
+        boxes[box_id] = chance(Prospect(outlook.finish_of(row), later(row), base + p + score.bonus, mine + gen, 0))
     keeps: dict[tuple[int, ...], float] = {}
     if roll < 3:
         move = policy(solver, V, mask, u, flags)
         top = int(solver.rows[False].max()) + 1
-        for k in d.sub_keeps(counts):
-            after, points, gens, chances = rest_of_turn(solver, move, roll + 1, d.after_keep[k])
+        rests = [rest_of_turn(solver, move, roll + 1, d.after_keep[k]) for k in d.sub_keeps(counts)]
+        outlook.prepare(sorted({outlook.state_row(a) for after, *_ in rests for a in after.tolist()}))  # at once
+        for k, (after, points, gens, chances) in zip(d.sub_keeps(counts), rests):
             finish = np.zeros((G, outlook.P + top + max(rules.options.yahtzee_bonus or 0, 0)))
-            instant = np.zeros(len(outlook.instant[0]))
-            for a, p, g, c in zip(outlook._row[after].tolist(), points.tolist(), gens.tolist(), chances.tolist()):
+            instant = np.zeros(space.nb + 1)
+            for a, p, g, c in zip(after.tolist(), points.tolist(), gens.tolist(), chances.tolist()):
+                a = outlook.state_row(a)
                 g = min(g, G - 1) if outlook.most_generalas else 0
-                finish[g:, p:p + outlook.P] += c * outlook.finish[a, :G - g]
+                finish[g:, p:p + outlook.P] += c * outlook.finish_of(a)[:G - g]
                 instant += c * later(a)
             keeps[d.keep_faces[k]] = chance(Prospect(finish, instant, base, mine, 0))
     return boxes, keeps

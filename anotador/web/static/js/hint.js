@@ -67,7 +67,11 @@ export class Hint {
     if (this.pad.dice.length > 5) body.limit = 3;
     const opponents = this.opponents();
     if (opponents) body.opponents = opponents;  // everyone else is done: play to win, beside the points
-    const res = await call("POST", "/api/v1/advice", { body });
+    let res = await call("POST", "/api/v1/advice", { body });
+    if (res.status === 501 && body.opponents) {  // play to win not worked out here (yet): the points alone
+      delete body.opponents;
+      res = await call("POST", "/api/v1/advice", { body });
+    }
     if (seq !== this.seq) return;  // another roll since
     if (res.status === 503) {  // the table is being built: say so, ask again
       line.hidden = false;
@@ -110,7 +114,8 @@ export class Hint {
   }
 
   /** The other players' sheets, in the order they play after this one: play to win, exactly once they are all
-   *  full, else as the chances model has it (for the rules whose chances are worked out). Null: points only. */
+   *  full, else as the chances model has it (for the rules whose chances are worked out: the Yahtzee family's
+   *  once they come, in its last rounds). Null: points only. */
   opponents() {
     const g = this.game.game;
     if (g.rules.base === "double-cameroon" || g.players.length < 2) return null;
@@ -118,7 +123,8 @@ export class Hint {
     const n = g.players.length;
     const others = Array.from({ length: n - 1 }, (_, k) => g.players[(me + 1 + k) % n]);
     const finished = others.every((p) => Object.values(p.sheet).every((v) => v !== null));
-    if (!finished && !(this.game.variant && this.game.variant.chances)) return null;
+    const worked = (this.game.variant && this.game.variant.chances) || this.game.chances.data;
+    if (!finished && !worked) return null;
     return others.map((p) => ({ sheet: p.sheet, bonus: (p.bonuses && p.bonuses.yahtzee_bonus) || 0 }));
   }
 
