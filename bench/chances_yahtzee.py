@@ -123,7 +123,13 @@ def main() -> None:
     parser.add_argument("--levels", type=int, nargs="*", default=[],
                         help="boxes closed: every state with that many followed forward together")
     parser.add_argument("--games", type=int, default=0, help="games of the reference simulation (0: none)")
+    parser.add_argument("--write-positions", metavar="PATH",
+                        help="simulate tests/yahtzee_positions.json's positions (--games each) and write it")
     args = parser.parse_args()
+    if args.write_positions:
+        solver = Solver(find_variant("yahtzee").rules())
+        write_positions(solver, solver.build(), args.games or 1_000_000, args.write_positions)
+        return
     rules = find_variant(args.variant).rules()
     solver = Solver(rules)
     t = time.process_time()
@@ -180,6 +186,47 @@ def play_out(solver: Solver, V: np.ndarray, start: int, games: int, rng: np.rand
         state, points = after[pick], points + gained[pick]
 
 
+#: The fixed positions (players, boxes open each before the round, players who have played this round): early,
+#: middle and late, two, three and six players.
+POSITIONS = [(2, 12, 1), (3, 11, 2), (6, 12, 3), (2, 8, 0), (3, 7, 1), (6, 8, 4), (2, 4, 1), (3, 3, 0), (6, 4, 2)]
+
+
+def simulated_chances(solver: Solver, V: np.ndarray, sheets, games: int, rng) -> tuple[np.ndarray, np.ndarray]:
+    """Each player's share of the win over ``games`` games played out from ``sheets`` (players are independent:
+    no instant win in the Yahtzee family), and its standard error."""
+    ends = np.stack([sum(s.values()) + play_out(solver, V, solver.space.state_of(s), games, rng) for s in sheets])
+    best = ends.max(axis=0)
+    share = (ends == best) / (ends == best).sum(axis=0)
+    return share.mean(axis=1), share.std(axis=1) / math.sqrt(games)
+
+
+def write_positions(solver: Solver, V: np.ndarray, games: int, path: str) -> None:
+    """The fixed positions' chances from ``games`` simulated games each (seeded), written for tests/."""
+    import json
+
+    rules, ids = solver.rules, [b.id for b in solver.rules.boxes]
+    rng, pyrng = np.random.default_rng(2026), random.Random(2026)
+    out = []
+    for players, open_boxes, ahead in POSITIONS:
+        sheets = []
+        for seat in range(players):
+            left = open_boxes - (seat < ahead)
+            sheets.append(rules.check_sheet({b: pyrng.choice(sorted(rules.possible_points[b]))
+                                             for b in pyrng.sample(ids, len(ids) - left)}))
+        t = time.process_time()
+        chances, error = simulated_chances(solver, V, sheets, games, rng)
+        print(f"  {players} players, {open_boxes} open: {np.round(chances, 4)} "
+              f"(standard errors {np.round(error, 4)}), {time.process_time() - t:.1f} CPU-s")
+        out.append({"players": players, "open": open_boxes, "played_this_round": ahead, "sheets": sheets,
+                    "chances": [round(float(c), 6) for c in chances],
+                    "standard_errors": [round(float(e), 6) for e in error]})
+    with open(path, "w") as f:
+        json.dump({"variant": "yahtzee", "games": games, "seed": 2026,
+                   "made_by": f"python bench/chances_yahtzee.py --games {games} --write-positions {path}",
+                   "positions": out}, f, indent=1)
+        f.write("\n")
+
+
 def reference(solver: Solver, V: np.ndarray, games: int) -> None:
     """5.: the reference simulation, checked from the empty sheet and four boxes from the end."""
     from anotador.rules import Game
@@ -200,11 +247,8 @@ def reference(solver: Solver, V: np.ndarray, games: int) -> None:
                                      for b in pyrng.sample(ids, len(ids) - 4)}) for _ in range(3)]
         game = Game(rules, 3, 0, sheets, [{b for b, p in s.items() if p == 0} for s in sheets], 27)
         exact = np.array([c.chance for c in game_chances(LateOutlook(solver, V), game)])
-        ends = np.stack([sum(s.values()) + play_out(solver, V, solver.space.state_of(s), games, rng) for s in sheets])
-        best = ends.max(axis=0)
-        share = (ends == best) / (ends == best).sum(axis=0)
-        found = share.mean(axis=1)
-        error = np.maximum(share.std(axis=1) / math.sqrt(games), 1e-9)
+        found, error = simulated_chances(solver, V, sheets, games, rng)
+        error = np.maximum(error, 1e-9)
         worst = max(worst, float(np.abs(found - exact).max()))
         print(f"  three players, four open: exact {np.round(exact, 4)}, simulated {np.round(found, 4)}, "
               f"{np.round((found - exact) / error, 1)} standard errors")

@@ -261,3 +261,27 @@ def test_the_yahtzee_familys_chances_in_the_last_rounds_are_exact(variant, start
     # earlier than the last rounds: refused, before any work
     with pytest.raises(NotExact, match="last 4 rounds"):
         late_enough(Game(rules, 2, 0))
+
+
+@pytest.mark.slow
+def test_the_late_positions_chances_are_the_reference_simulations():
+    """tests/yahtzee_positions.json holds fixed Yahtzee positions of two, three and six players, early, middle and
+    late, with each player's chance from 10^6 games played out under the policy (bench/chances_yahtzee.py
+    --write-positions; what an early-game method is to meet within a percentage point). In the last four rounds
+    the exact chances are within a percentage point of it, and within four of its standard errors."""
+    import json
+    from pathlib import Path
+
+    from anotador.solver.late import LATE_OPEN, LateOutlook
+
+    data = json.loads((Path(__file__).parent / "yahtzee_positions.json").read_text())
+    assert data["games"] >= 1_000_000 and {p["players"] for p in data["positions"]} == {2, 3, 6}
+    rules = find_variant(data["variant"]).rules()
+    solver, V = solved(rules)
+    late = [p for p in data["positions"] if p["open"] <= LATE_OPEN]
+    assert len(late) == 3
+    for p in late:
+        game = position(rules, 0, [rules.check_sheet(s) for s in p["sheets"]])
+        exact = [c.chance for c in game_chances(LateOutlook(solver, V), game)]
+        for mine, simulated, error in zip(exact, p["chances"], p["standard_errors"]):
+            assert abs(mine - simulated) < 0.01 and abs(mine - simulated) <= 4 * max(error, 1e-4), (exact, p)
