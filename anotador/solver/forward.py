@@ -109,20 +109,13 @@ def _chosen(solver: Solver, V: np.ndarray, mask, u, flags) -> tuple[np.ndarray, 
 
 
 def _special(solver: Solver, V: np.ndarray, mask, u, flags) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The box, points and bonus of each special roll (special x states), as :meth:`Solver._special_every_one`
-    weighs them: its points plus the value after, the first box in sheet order among equals. Its points in
-    each box come from each state's (closed boxes, held flags), as :meth:`Solver._special_points` keeps them."""
-    space = solver.space
-    contexts, inv = np.unique(mask * space.F + flags, return_inverse=True)
-    made = [solver._special_points(False, *divmod(c, space.F)) for c in contexts.tolist()]
-    points = np.stack([p for p, _ in made])[inv]  # states x special x boxes, -1 where one may not go
-    bonus = np.stack([b for _, b in made])[inv]   # states x special
-    best = np.full(points.shape[:2], NEG)
+    """The box, points and bonus of each special roll (special x states), weighed as
+    :meth:`Solver._special_every_one` weighs them (:meth:`Solver.special_boxes`: its points plus the value after),
+    the first box in sheet order among equals."""
+    points, bonus, each = solver.special_boxes(V, mask, u, flags, False)
+    best = np.full(bonus.shape, NEG)
     box = np.zeros(best.shape, dtype=np.int64)
-    for b in range(space.nb):
-        p = points[:, :, b]
-        scored = np.maximum(p, 0)
-        every = np.where(p >= 0, p + V[space.close(mask[:, None], u[:, None], flags[:, None], b, scored)], NEG)
+    for b, every in each:
         better = every > best
         best[better], box[better] = every[better], b
     chosen = np.maximum(np.take_along_axis(points, box[:, :, None], axis=2)[:, :, 0], 0)

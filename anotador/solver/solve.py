@@ -266,6 +266,17 @@ class Solver:
 
     def _special(self, V: np.ndarray, mask, u, flags, served: bool) -> np.ndarray:
         """The rolls whose scoring looks at the sheet, scored by the engine in each context."""
+        _, bonus, each = self.special_boxes(V, mask, u, flags, served)
+        out = np.full(bonus.shape, NEG)
+        for _, values in each:
+            out = np.maximum(out, values)
+        return out + bonus
+
+    def special_boxes(self, V: np.ndarray, mask, u, flags, served: bool):
+        """The rolls the engine scores by the sheet, for a batch of states: their points in each box by each
+        state's context (states x special x boxes, -1 where one may not go), their bonuses (states x special),
+        and for each box in sheet order ``(box, values)``: the points plus the value after (-inf where the
+        roll may not go there), states x special."""
         space = self.space
         contexts, inv = np.unique(mask * space.F + flags, return_inverse=True)
         n = len(self.special)
@@ -274,13 +285,14 @@ class Solver:
         for c, key in enumerate(contexts.tolist()):  # kept: a game's outlook meets a context again and again
             points[c], bonus[c] = self._special_points(served, *divmod(key, space.F))
         points, bonus = points[inv], bonus[inv]
-        out = np.full((len(mask), n), NEG)
         m, uu, ff = mask[:, None], u[:, None], flags[:, None]
-        for b in range(space.nb):
-            p = points[:, :, b]
-            after = V[space.close(m, uu, ff, b, np.maximum(p, 0))]
-            out = np.maximum(out, np.where(p >= 0, p + after, NEG))
-        return out + bonus
+
+        def each():
+            for b in range(space.nb):
+                p = points[:, :, b]
+                yield b, np.where(p >= 0, p + V[space.close(m, uu, ff, b, np.maximum(p, 0))], NEG)
+
+        return points, bonus, each()
 
     def turn(self, V: np.ndarray, mask, u, flags, scratch: Scratch | None = None) -> Turn:
         """One turn from a batch of states: every stage, and each state's value. With ``scratch`` (a build),
