@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Mapping, Sequence
 import numpy as np
 
 from . import forward
-from .chances import NotExact, Prospect, exact_for, turn_outcomes
+from .chances import NotExact, Prospect, exact_for
 from .solve import Solver
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -67,11 +67,12 @@ class LateOutlook:
     A state's distribution comes from the states its turn leads to, followed
     forward as :class:`.chances.Outlook` does, in the same fixed order; a
     full sheet adds the section bonus its subtotal earned. Rows are the
-    states' own indexes. Where no served roll scores or wins differently (the
-    Yahtzee family: :func:`.forward.batched`), the turns of all the states a
-    game still needs are followed together, a level of the tree at a time
-    (:meth:`prepare`); else one state at a time. The tie-break on most
-    generalas is not followed here (no rule set of this kind has it).
+    states' own indexes. The turns of all the states a game still needs are
+    followed together, a level of the tree at a time (:meth:`prepare`), which
+    takes rules where no served roll scores or wins differently
+    (:func:`.forward.batched`: every rule set with a section bonus or bonuses
+    of rolls, the Yahtzee family's). The tie-break on most generalas is not
+    followed here (no rule set of this kind has it).
     """
 
     G = 1
@@ -81,13 +82,14 @@ class LateOutlook:
         rules = solver.rules
         if rules.options.tie_break == "most_generalas":
             raise NotExact(f"{exact_for(rules)}, and ties go to the most generalas")
+        if not forward.batched(rules):
+            raise NotExact(f"{exact_for(rules)}, and a served roll scores or wins differently")
         self.solver, self.V, self.rules, self.space = solver, V, rules, solver.space
         space = self.space
         # every box's most, the section bonuses, and three bonuses of rolls: past that lies less than 1e-7
         self.P = sum(max(space.possible[b]) for b in range(space.nb)) + 1 + \
             int(sum(points for _, _, points in space.sections)) + 3 * max(rules.options.yahtzee_bonus or 0, 0)
         self.kept: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
-        self.batched = forward.batched(rules)
 
     def covers(self, game: "Game") -> None:
         late_enough(game)
@@ -97,8 +99,7 @@ class LateOutlook:
 
     def prepare(self, rows: Sequence[int]) -> None:
         """Work out the states these sheets can reach that are not kept yet (every player's of a game at once)."""
-        if self.batched:
-            self._work_out(rows)
+        self._work_out(rows)
 
     def remaining(self, row: int) -> np.ndarray:
         return self._of(row)[0]
@@ -120,11 +121,7 @@ class LateOutlook:
     def _of(self, state: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(sheet, finish, instant) of one state, from those of the states its turn leads to."""
         found = self.kept.get(state)
-        if found is not None:
-            return found
-        if self.batched:
-            return self._work_out([state])[state]
-        return self._one(state)
+        return found if found is not None else self._work_out([state])[state]
 
     def _work_out(self, roots: Sequence[int]) -> dict[int, tuple[np.ndarray, np.ndarray, np.ndarray]]:
         """Every state the turns from ``roots`` lead to and not kept yet, each level's turns followed together
@@ -166,32 +163,3 @@ class LateOutlook:
             made[s] = (sheet, sheet, instant)
         kept.update(made)
         return made
-
-    def _one(self, state: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """:meth:`_of` a state at a time, each turn by :func:`.chances.turn_outcomes` (with instant wins)."""
-        if len(self.kept) >= LATE_KEPT:
-            self.kept = {}
-        space, P = self.space, self.P
-        mask, u, flags = space.parts(state)
-        sheet, instant = np.zeros(P), np.zeros(space.nb + 1)
-        if mask == (1 << space.nb) - 1:
-            sheet[int(space.bonus(np.array([u]))[0])] = 1.0
-            found = self.kept[state] = (sheet, sheet, instant)
-            return found
-        out = turn_outcomes(self.solver, self.V, mask, u, flags)
-        later = [self.kept.get(after) or self._one(after) for after in out.after.tolist()]
-        # With no instant win this turn or later, the paths without one are all of them: finish is sheet (one
-        # array kept, not two: the Yahtzee family has none)
-        alike = out.instant == 0 and all(f is s for s, f, _ in later)
-        finish = sheet if alike else np.zeros(P)
-        instant[0] = out.instant
-        for (later_sheet, later_finish, later_instant), points, p, rest in zip(
-                later, out.points.tolist(), out.chance.tolist(), out.rest.tolist()):
-            if points < P:
-                sheet[points:] += p * later_sheet[:P - points]
-                if rest and not alike:
-                    finish[points:] += rest * later_finish[:P - points]
-            if rest:
-                instant[1:] += rest * later_instant[:-1]
-        found = self.kept[state] = (sheet, finish, instant)
-        return found
