@@ -35,7 +35,7 @@ import subprocess
 import sys
 import threading
 import time
-from typing import NamedTuple
+from typing import Mapping, NamedTuple, Sequence
 
 import numpy as np
 from flask import Flask, current_app
@@ -46,7 +46,7 @@ from .rules import RuleSet
 from .solver import Solver
 from .solver import folder as store
 from .solver.chances import NotExact, Outlook, exact_for
-from .solver.late import LateOutlook
+from .solver.late import LateOutlook, late_sheets
 from .solver.build import ABANDONED, BUILT, BUSY, build, builtin_rules, kind_of
 from .solver.folder import key_of
 
@@ -242,6 +242,17 @@ class Tables:
             found = LateOutlook(table.solver, table.values)
             self.late.put(key, found)
         return found
+
+    def chances_outlook(self, rules: RuleSet, sheets: Sequence[Mapping[str, int]], client: str | None = None,
+                        game: bool = False) -> "Outlook | LateOutlook":
+        """What who-is-winning reads for players at these sheets: every state's outlook (:meth:`outlook`), or for
+        rules whose sheets hold more than their boxes the last rounds' (:meth:`late_outlook`), refused
+        (:class:`~anotador.solver.chances.NotExact`, a 501) before any table is asked for while a sheet has more
+        boxes open than those rounds leave."""
+        if exact_for(rules) is None:
+            return self.outlook(rules, client, game)
+        late_sheets(rules, sheets)
+        return self.late_outlook(rules, client, game)
 
     def _make_outlook(self, key: str, table: "Table") -> None:
         try:

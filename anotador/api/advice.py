@@ -16,8 +16,6 @@ from ..advice import tables
 from ..errors import ValidationProblem
 from ..rules import RulesError
 from ..rules.errors import NoFreeBoxError
-from ..solver.chances import exact_for
-from ..solver.late import late_sheets
 from ..solver.towin import TooMuchToWeigh, to_win, to_win_now
 from ..schemas import AdviceRequestSchema, FastLoader
 from ..solver.advise import advise, judge_game
@@ -93,11 +91,7 @@ def _play_to_win(body: dict[str, Any], table, rules, sheet, data, counts, roll: 
                                                "again with fewer boxes open."]}) from None
     else:  # others still play: this decision for the chance, every later one for points (docs/chances.md)
         method = "approximate"
-        if exact_for(rules) is None:
-            outlook = tables().outlook(rules, client_key())
-        else:  # the Yahtzee family: in the last rounds, every sheet's (501 before, as /chances)
-            late_sheets(rules, [sheet, *(s for s, _ in others)])
-            outlook = tables().late_outlook(rules, client_key())
+        outlook = tables().chances_outlook(rules, [sheet, *(s for s, _ in others)], client_key())
         boxes, keeps = to_win_now(table.solver, table.values, outlook, sheet, earned, others, counts, roll)
     for b in body["boxes"]:
         b["chance"] = _round(boxes[b["category"]])

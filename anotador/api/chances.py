@@ -16,7 +16,7 @@ from .. import sheets
 from ..advice import tables
 from ..rules import Game
 from ..solver.chances import PERCENTILES, NotExact, exact_for, game_chances
-from ..solver.late import is_late, late_enough
+from ..solver.late import is_late
 from .advice import _round  # answers round their figures alike
 from .common import client_key
 from .games import version_read
@@ -71,11 +71,8 @@ def outlook_of(state: Game):
     """The outlook of the game's rule set: every state's (:class:`~anotador.solver.chances.Outlook`), or for the
     Yahtzee family the last rounds' (:class:`~anotador.solver.late.LateOutlook`), refused (a 501) before any
     table is asked for while a player has more boxes open than those rounds leave."""
-    rules = state.rules
-    if exact_for(rules) is None:
-        return tables().outlook(rules, client_key(), game=True)
-    late_enough(state)
-    return tables().late_outlook(rules, client_key(), game=True)
+    return tables().chances_outlook(state.rules, [state.sheets[i] for i in range(state.players)], client_key(),
+                                    game=True)
 
 
 def history(game, final: Game, outlook) -> list[dict[str, Any]]:
