@@ -210,10 +210,16 @@ POSITIONS = [(2, 12, 1), (3, 11, 2), (6, 12, 3), (2, 8, 0), (3, 7, 1), (6, 8, 4)
 def simulated_chances(solver: Solver, V: np.ndarray, sheets, games: int, rng) -> tuple[np.ndarray, np.ndarray]:
     """Each player's share of the win over ``games`` games played out from ``sheets`` (players are independent:
     no instant win in the Yahtzee family), and its standard error."""
-    ends = np.stack([sum(s.values()) + play_out(solver, V, solver.space.state_of(s), games, rng) for s in sheets])
+    return shares(np.stack([sum(s.values()) + play_out(solver, V, solver.space.state_of(s), games, rng)
+                            for s in sheets]))
+
+
+def shares(ends: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Each player's share of the win over games (players x games of final totals; a tie shared), and its
+    standard error."""
     best = ends.max(axis=0)
     share = (ends == best) / (ends == best).sum(axis=0)
-    return share.mean(axis=1), share.std(axis=1) / math.sqrt(games)
+    return share.mean(axis=1), share.std(axis=1) / math.sqrt(ends.shape[1])
 
 
 def write_positions(solver: Solver, V: np.ndarray, games: int, path: str) -> None:
@@ -300,9 +306,8 @@ def sampled(solver: Solver, V: np.ndarray, games: int) -> None:
     rng, worst = np.random.default_rng(7), 0.0
     for p in data["positions"]:
         t = time.perf_counter()
-        ends = np.stack([sum(s.values()) + table.play_out(solver.space.state_of(s), games, rng) for s in p["sheets"]])
-        best = ends.max(axis=0)
-        found = ((ends == best) / (ends == best).sum(axis=0)).mean(axis=1)
+        found, _ = shares(np.stack([sum(s.values()) + table.play_out(solver.space.state_of(s), games, rng)
+                                    for s in p["sheets"]]))
         ms = (time.perf_counter() - t) * 1e3
         off = np.abs(found - np.array(p["chances"])).max()
         worst = max(worst, off)
