@@ -35,7 +35,7 @@ import subprocess
 import sys
 import threading
 import time
-from typing import Mapping, NamedTuple, Sequence
+from typing import NamedTuple
 
 import numpy as np
 from flask import Flask, current_app
@@ -45,23 +45,14 @@ from .sheets.rate import Quota
 from .rules import RuleSet
 from .solver import Solver
 from .solver import folder as store
-from .solver.chances import NotExact, Outlook, exact_for
-from .solver.late import LateOutlook, late_sheets
-from .solver.build import ABANDONED, BUILT, BUSY, build, builtin_rules, kind_of
+from .outlooks import Outlooks, Spawned, TableBuilding, retry_after
+from .solver.build import ABANDONED, BUILT, BUSY, OUTCOMES, build, builtin_rules, kind_of
 from .solver.folder import key_of
 
 log = logging.getLogger(__name__)
 
 #: Clients whose builds of the last hour each worker remembers (the newest).
 CLIENTS_KEPT = 10_000
-
-
-class TableBuilding(Exception):
-    """The table for these rules is being built: ask again in ``retry_after`` seconds."""
-
-    def __init__(self, retry_after: int):
-        super().__init__(f"The advisor's table for these rules is being built; ask again in {retry_after} s.")
-        self.retry_after = retry_after
 
 
 class TooManyBuilds(Exception):
@@ -79,26 +70,7 @@ class Table(NamedTuple):
     values: np.ndarray
 
 
-#: Outlooks (who is winning) each worker keeps: a rule set's is a few MB and takes seconds to make.
-OUTLOOKS_KEPT = 8
-#: About how long an outlook takes to make, by dice a turn (bench/chances.py: 0.7-3 s for five, 6 s for ten, on
-#: one core): what a request that finds none is told to wait, with retry_after's margin.
-OUTLOOK_SECONDS = {5: 3.0, 10: 8.0}
-
-
-class Spawned(NamedTuple):
-    """A build this worker started (its lock may not be taken yet)."""
-
-    process: subprocess.Popen
-    build: store.Build
-
-
-def retry_after(seconds: float) -> int:
-    """A Retry-After that is met: the estimate with a margin, whole seconds."""
-    return max(1, min(3600, math.ceil(seconds * 1.2 + 0.5)))
-
-
-class Tables:
+class Tables(Outlooks):
     """One app's tables: memory (an LRU) in front of a folder, and the builds under way."""
 
     def __init__(self, folder: str, capacity: int = 8, builds: int = 2, keep: int = 100, per_client: int = 1,
@@ -120,11 +92,7 @@ class Tables:
         self.missing: set[str] = set()  # keys with no table, as the folder stood at missing_stamp
         self.missing_stamp = 0
         self._builtin: dict[str, RuleSet] | None = None
-        self.outlooks: LRU[str, Outlook] = LRU(OUTLOOKS_KEPT)
-        #: The Yahtzee family's, one per rule set (each bounded: late.LATE_KEPT states).
-        self.late: LRU[str, LateOutlook] = LRU(2)
-        self.outlook_lock = threading.Lock()
-        self.outlook_builds: dict[str, float] = {}  # key → when it should be made (monotonic): one at a time
+        Outlooks.__init__(self)
 
     @property
     def builtin(self) -> dict[str, RuleSet]:
@@ -197,71 +165,6 @@ class Tables:
                 started.append(time.time())
                 self.started.put(client, started)
         raise TableBuilding(retry_after(self._estimate(rules)))
-
-    def outlook(self, rules: RuleSet, client: str | None = None, game: bool = False) -> Outlook:
-        """Who is winning, for these rules (:mod:`anotador.solver.chances`), made from the table (:meth:`get`).
-
-        Made once per worker, by a thread of its own and one at a time, never by a request: the request that
-        finds none gets :class:`TableBuilding` (a 503 with Retry-After), as for a table. Double Cameroon's
-        takes seconds, and a request holding its database connection that long would be cut by the guard.
-        Raises :class:`~anotador.solver.chances.NotExact` for rules it cannot yet do exactly."""
-        key = key_of(rules)
-        found = self.outlooks.get(key)
-        if found is not None:
-            return found
-        why = exact_for(rules)
-        if why is not None:
-            raise NotExact("Chances are worked out exactly for rule sets without section bonuses (the Generala "
-                           f"family, Yacht and Double Cameroon); not yet here: {why}")
-        table = self.get(rules, client, game)
-        took = OUTLOOK_SECONDS.get(rules.dice, max(OUTLOOK_SECONDS.values()))
-        with self.outlook_lock:
-            making = self.outlook_builds.get(key)
-            if making is None and self.outlooks.get(key) is None:
-                if self.outlook_builds:
-                    # Another rule set's is being made: one at a time, or a client polling the games of many
-                    # rule sets would have as many threads fighting the requests for this worker's CPU.
-                    ahead = max(0.5, max(self.outlook_builds.values()) - time.monotonic())
-                    raise TableBuilding(retry_after(ahead + took))
-                making = self.outlook_builds[key] = time.monotonic() + took
-                threading.Thread(target=self._make_outlook, args=(key, table), daemon=True,
-                                 name=f"outlook {rules.variant.id}").start()
-        found = self.outlooks.get(key)
-        if found is not None:
-            return found
-        raise TableBuilding(retry_after(max(0.5, (making or 0) - time.monotonic())))
-
-    def late_outlook(self, rules: RuleSet, client: str | None = None, game: bool = False) -> LateOutlook:
-        """Who is winning in the last rounds, for rules whose sheets hold more than their boxes (the Yahtzee
-        family): made at once from the table (:meth:`get`), its states worked out as games reach them.
-        Raises :class:`~anotador.solver.chances.NotExact` for rules it cannot do."""
-        key = key_of(rules)
-        found = self.late.get(key)
-        if found is None:
-            table = self.get(rules, client, game)
-            found = LateOutlook(table.solver, table.values)
-            self.late.put(key, found)
-        return found
-
-    def chances_outlook(self, rules: RuleSet, sheets: Sequence[Mapping[str, int]], client: str | None = None,
-                        game: bool = False) -> "Outlook | LateOutlook":
-        """What who-is-winning reads for players at these sheets: every state's outlook (:meth:`outlook`), or for
-        rules whose sheets hold more than their boxes the last rounds' (:meth:`late_outlook`), refused
-        (:class:`~anotador.solver.chances.NotExact`, a 501) before any table is asked for while a sheet has more
-        boxes open than those rounds leave."""
-        if exact_for(rules) is None:
-            return self.outlook(rules, client, game)
-        late_sheets(rules, sheets)
-        return self.late_outlook(rules, client, game)
-
-    def _make_outlook(self, key: str, table: "Table") -> None:
-        try:
-            self.outlooks.put(key, Outlook(table.solver, table.values))
-        except Exception:  # pragma: no cover - logged; the next request starts it again
-            log.exception("making the chances' outlook %s failed", key)
-        finally:
-            with self.outlook_lock:
-                self.outlook_builds.pop(key, None)
 
     def build_now(self, rules: RuleSet, wait: float = 600) -> Table:
         """Build the table here and now (the command line, tests); wait for another process building it."""
@@ -419,10 +322,11 @@ class Tables:
         """Keep the ``keep`` tables used last on disk besides the built-in ones; remove the others and dead locks."""
         store.remove_stale(self.folder)
         try:
-            names = [n for n in os.listdir(self.folder)
-                     if n.endswith(store.TABLE) and n[:-len(store.TABLE)] not in self.builtin]
+            names = [n for n in os.listdir(self.folder) if n.endswith(store.TABLE) and
+                     n[:-len(store.TABLE)].removesuffix(OUTCOMES) not in self.builtin]
         except OSError:
             return
+        names = self._prune_outcomes(names)
         if len(names) <= self.keep:
             return
         paths = sorted((os.path.join(self.folder, n) for n in names), key=os.path.getmtime)

@@ -15,6 +15,7 @@ from marshmallow.decorators import POST_LOAD, PRE_LOAD, VALIDATES, VALIDATES_SCH
 from .adapters import schema_hooks
 from .rules import BOX_NAMES, BOX_SHORT, LANGUAGES, OPTION_NAMES, WORDS, Assignment, RuleSet, Score, instant_win_names
 from .solver.chances import exact_for
+from .solver.sampled import worked_out
 
 
 class StrictBoolean(fields.Boolean):
@@ -221,8 +222,10 @@ class VariantSchema(Schema):
     options = fields.Function(lambda rs: rs.options.as_dict())
     house_rules = fields.Function(lambda rs: [n for n in OPTION_NAMES if n in rs.variant.applicable])
     instant_win_names = fields.Method("dump_instant_win")
-    #: whether a game's chances (who is winning) are worked out for these rules (anotador.solver.chances)
-    chances = fields.Function(lambda rs: exact_for(rs) is None)
+    #: whether a game's chances (who is winning) are worked out for these rules at every point of the game, and
+    #: whether exactly throughout (else sampled before the last rounds: anotador.solver.sampled)
+    chances = fields.Function(lambda rs: worked_out(rs))
+    chances_exact = fields.Function(lambda rs: exact_for(rs) is None)
 
     def dump_bonuses(self, rs: RuleSet) -> list[dict]:
         """What earns points besides the boxes: a section reaching a threshold, further Yahtzees."""

@@ -134,9 +134,9 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=0, help="games of the reference simulation (0: none)")
     parser.add_argument("--write-positions", metavar="PATH",
                         help="simulate tests/yahtzee_positions.json's positions (--games each) and write it")
-    parser.add_argument("--sampled", type=int, default=0, metavar="GAMES",
-                        help="6.: chances sampled from a table of every state's turn, GAMES a player, against the "
-                             "fixed positions' reference")
+    parser.add_argument("--sampled", type=int, default=0, metavar="REPEATS",
+                        help="6.: the served early-game chances (anotador.solver.sampled): the outcomes' build, then "
+                             "the fixed positions against their reference, each timed REPEATS times")
     args = parser.parse_args()
     if args.sampled:
         solver = Solver(find_variant("yahtzee").rules())
@@ -249,71 +249,81 @@ def write_positions(solver: Solver, V: np.ndarray, games: int, path: str) -> Non
         f.write("\n")
 
 
-class OutcomeTable:
-    """Every reachable state's turn outcomes, as rows of one array each (state after, points, chance summed
-    along the row, float32): what an early-game method could sample from, measured, not served."""
-
-    def __init__(self, solver: Solver, V: np.ndarray) -> None:
-        from anotador.solver import forward
-
-        space = solver.space
-        sizes = np.zeros(space.size, dtype=np.int64)
-        parts: dict[int, tuple] = {}
-        for closed in range(space.nb):
-            mask, u, flags = space.states(closed)
-            for k, out in zip(space.index(mask, u, flags).tolist(), forward.outcomes(solver, V, mask, u, flags)):
-                sizes[k] = len(out[0])
-                parts[k] = (out[0].astype(np.int32), out[1].astype(np.int16),
-                            np.minimum(np.cumsum(out[2]), 1.0).astype(np.float32))
-        self.start = np.concatenate(([0], np.cumsum(sizes)))
-        order = sorted(parts)
-        self.after, self.points, self.cdf = (np.concatenate([parts[k][i] for k in order]) for i in range(3))
-        self.V, self.full = V, (1 << space.nb) - 1
-        self.space = space
-
-    @property
-    def nbytes(self) -> int:
-        return self.start.nbytes + self.after.nbytes + self.points.nbytes + self.cdf.nbytes
-
-    def play_out(self, start: int, games: int, rng: np.random.Generator) -> np.ndarray:
-        """:func:`play_out` from the table: each turn a binary search in its state's row."""
-        state = np.full(games, start, dtype=np.int64)
-        points = np.zeros(games, dtype=np.int64)
-        for _ in range(self.space.nb - bin(self.space.parts(start)[0]).count("1")):
-            lo, hi = self.start[state], self.start[state + 1] - 1
-            target = rng.random(games, dtype=np.float32)
-            while True:  # the first entry of the row whose summed chance passes the draw (the last at worst)
-                open_ = lo < hi
-                if not open_.any():
-                    break
-                mid = (lo + hi) // 2
-                past = self.cdf[mid] > target
-                hi = np.where(open_ & past, mid, hi)
-                lo = np.where(open_ & ~past, mid + 1, lo)
-            state, points = self.after[lo].astype(np.int64), points + self.points[lo]
-        return points + self.V[state].round().astype(np.int64)
-
-
-def sampled(solver: Solver, V: np.ndarray, games: int) -> None:
-    """6.: the fixed positions' chances sampled from the table of outcomes, against their 10^6-game reference."""
+def sampled(solver: Solver, V: np.ndarray, repeats: int) -> None:
+    """6.: what a server does before the last rounds (anotador.solver.sampled): the outcomes file written by the
+    build process, then the nine fixed positions' chances, the first answer (no sheet kept) and a poll after a
+    turn (one sheet new), medians of ``repeats`` with the spread, against the reference; one advise call beside."""
     import json
+    import os
+    import resource
+    import subprocess
+    import tempfile
 
-    t = time.process_time()
-    table = OutcomeTable(solver, V)
-    print(f"a table of every state's turn: {time.process_time() - t:.1f} CPU-s, {table.nbytes / 1e6:.0f} MB, "
-          f"{len(table.after):,} outcomes")
-    data = json.loads((Path(__file__).resolve().parents[1] / "tests" / "yahtzee_positions.json").read_text())
-    rng, worst = np.random.default_rng(7), 0.0
-    for p in data["positions"]:
+    from anotador.rules import Game
+    from anotador.rules.boxes import count
+    from anotador.solver.advise import advise
+    from anotador.solver.build import outcomes_path
+    from anotador.solver.chances import game_chances
+    from anotador.solver.folder import key_of, table_path, write_table
+    from anotador.solver.late import LateOutlook
+    from anotador.solver.sampled import GAMES, SampledOutlook, read_outcomes
+
+    rules = solver.rules
+    with tempfile.TemporaryDirectory() as folder:
+        path = table_path(folder, key_of(rules))
+        with open(path, "wb") as f:
+            write_table(f, V, rules)
+        root = Path(__file__).resolve().parents[1]
+        env = {**os.environ, "PYTHONPATH": str(root), "OPENBLAS_NUM_THREADS": "1"}
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        subprocess.run([sys.executable, "-m", "anotador.solver.build", "--outcomes", json.dumps(rules.spec()), path,
+                        repr(time.time())], env=env, check=True)
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        out = outcomes_path(path)
+        size = os.path.getsize(out)
         t = time.perf_counter()
-        found, _ = shares(np.stack([sum(s.values()) + table.play_out(solver.space.state_of(s), games, rng)
-                                    for s in p["sheets"]]))
-        ms = (time.perf_counter() - t) * 1e3
-        off = np.abs(found - np.array(p["chances"])).max()
-        worst = max(worst, off)
-        print(f"  {p['players']} players, {p['open']:2} open: {ms:6.1f} ms, off the reference by {off * 100:.2f} pp "
-              "at the most")
-    print(f"  the largest difference: {worst * 100:.2f} pp ({games:,} games a player)")
+        outcomes = read_outcomes(out, solver, V)
+        load = time.perf_counter() - t
+        print(f"the outcomes, in a build process: {after.ru_utime - before.ru_utime:.1f} CPU-s, {size / 1e6:.0f} MB, "
+              f"{len(outcomes.records):,} outcomes, build peak {after.ru_maxrss / 1024:.0f} MiB; a worker loads "
+              f"and checks them in {load:.2f} s")
+        data = json.loads((root / "tests" / "yahtzee_positions.json").read_text())
+        worst = 0.0
+        print(f"  the fixed positions ({GAMES:,} games a sheet), milliseconds, median of {repeats} (spread):")
+        for p in data["positions"]:
+            sheets = [rules.check_sheet(x) for x in p["sheets"]]
+            game = Game(rules, len(sheets), 0, sheets, [{b for b, v in x.items() if v == 0} for x in sheets],
+                        sum(len(x) for x in sheets))
+            first, poll = [], []
+            for _ in range(repeats):
+                outlook = SampledOutlook(LateOutlook(solver, V), outcomes)
+                t = time.perf_counter()
+                found = [c.chance for c in game_chances(outlook, game)]
+                first.append((time.perf_counter() - t) * 1e3)
+                mover = game.turn()[0] if game.turn() is not None else 0
+                moved = dict(sheets[mover])
+                moved[next(b.id for b in rules.boxes if b.id not in moved)] = 0  # the mover's turn: one new sheet
+                later = Game(rules, len(sheets), 0, [moved if i == mover else x for i, x in enumerate(sheets)],
+                             [set() for _ in sheets], game.turns + 1)
+                t = time.perf_counter()
+                game_chances(outlook, later)
+                poll.append((time.perf_counter() - t) * 1e3)
+            off = max(abs(a - b) for a, b in zip(found, p["chances"]))
+            worst = max(worst, off)
+            print(f"  {p['players']} players, {p['open']:2} open: first {_spread(first)}, after a turn "
+                  f"{_spread(poll)}; off the reference by {off * 100:.2f} pp at the most")
+        sheet = rules.check_sheet(data["positions"][0]["sheets"][0])
+        times = []
+        for _ in range(200):
+            t = time.perf_counter()
+            advise(solver, V, sheet, count([1, 2, 3, 4, 6]), 1)
+            times.append((time.perf_counter() - t) * 1e3)
+        print(f"  the largest difference: {worst * 100:.2f} pp; one advise call in the same run "
+              f"{np.median(times):.2f} ms")
+
+
+def _spread(ms: list[float]) -> str:
+    return f"{np.median(ms):6.1f} ({min(ms):.1f}-{max(ms):.1f})"
 
 
 def reference(solver: Solver, V: np.ndarray, games: int) -> None:

@@ -78,6 +78,25 @@ def built_in_run_folder(variant: str, wait: float = 300):
             time.sleep(0.2)
 
 
+def built_in_run_outcomes(variant: str, wait: float = 600):
+    """The outcomes of ``variant`` (anotador.solver.sampled: the Yahtzee family's early chances) in the run's one
+    folder beside its table, as a server would have them: the first worker to ask follows every state's turn
+    (a minute for Yahtzee), the others wait for it. Returns their path."""
+    import time
+
+    from anotador.solver.build import BUSY, build_outcomes, outcomes_path
+    from anotador.solver.folder import key_of, table_path
+
+    built_in_run_folder(variant)
+    rules = find_variant(variant).rules()
+    path, deadline = table_path(SOLVER_DIR, key_of(rules)), time.monotonic() + wait
+    while build_outcomes(rules.spec(), path) == BUSY:
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"nobody finished {variant}'s outcomes in {wait} s")
+        time.sleep(0.5)
+    return outcomes_path(path)
+
+
 @pytest.fixture(scope="session")
 def advice_tables():
     """The advisor's tables of generala and double-cameroon, built once for the run (5 s)."""

@@ -361,8 +361,9 @@ def test_chances_outlooks_are_made_one_at_a_time_and_the_next_is_told_to_wait_fo
     the second rule set's 503 waits for the first's outlook and its own."""
     import threading
 
-    import anotador.advice as advice
-    from anotador.advice import OUTLOOK_SECONDS, TableBuilding, Tables
+    import anotador.outlooks as outlooks_module
+    from anotador.advice import TableBuilding, Tables
+    from anotador.outlooks import OUTLOOK_SECONDS
 
     from .conftest import SOLVER_DIR
 
@@ -373,7 +374,7 @@ def test_chances_outlooks_are_made_one_at_a_time_and_the_next_is_told_to_wait_fo
             release.wait(60)
             made.append(solver.rules.variant.id)
 
-    monkeypatch.setattr(advice, "Outlook", Slow)
+    monkeypatch.setattr(outlooks_module, "Outlook", Slow)
     store = Tables(SOLVER_DIR, ahead=False)
     generala, cameroon = (find_variant(v).rules() for v in ("generala", "double-cameroon"))
     outlooks = lambda: [t for t in threading.enumerate() if t.name.startswith("outlook ")]  # noqa: E731

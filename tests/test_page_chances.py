@@ -94,6 +94,7 @@ def test_the_end_screen_draws_the_game_and_names_the_turn_that_moved_it(phone, a
     expect(end).to_be_visible(timeout=20_000)
     expect(end.locator("h2")).to_have_text("Chance to win")
     expect(end.locator("svg.chances-chart polyline")).to_have_count(2)
+    assert "null" not in end.inner_text()  # no empty part shown as a word
     expect(end.locator(".swing")).to_have_text(re.compile(
         r"^The turn that moved the game most: round 1, Beto: Served generala, \d+% → 100%\.$"), ignore_case=True)
     # the text alternative: a row before the first turn and one after each turn, every player's chance
@@ -129,17 +130,18 @@ def test_six_and_twelve_players_each_have_their_chance_in_sight(phone, advice_ta
     assert page.errors == []
 
 
-def test_rules_without_chances_keep_no_place_for_them_and_nothing_moves(phone):
-    """Yahtzee's chances are not worked out yet: its variant says so, so no bar is drawn, not even at first."""
-    page = phone(width=390, height=844)
-    game = start_game(page, ["Ana", "Beto"], variant="yahtzee")
+def test_rules_without_chances_keep_no_place_for_them_and_nothing_moves(phone, base_url):
+    """Yahtzee whose ties go to the most Yahtzees: its chances are not worked out, its rules say so, so no bar is
+    drawn, not even at first."""
+    game = _api(base_url, "POST", "/api/v1/games", {"rules": {"base": "yahtzee", "tie_break": "most_generalas"},
+                                                    "players": ["Ana", "Beto"]})
     fresh = phone(width=390, height=844)
     fresh.route("**/api/v1/**", lambda route: (time.sleep(0.4), route.continue_()))  # the sheet comes after the first paint
-    fresh.goto(f"/g/{game}")
+    fresh.goto(f"/g/{game['id']}")
     expect(fresh.locator("#sheet tfoot td")).to_have_count(2)
     assert fresh.evaluate(CLS) == 0
     expect(fresh.locator(BARS)).to_have_count(0)
-    assert page.errors == [] and fresh.errors == []
+    assert fresh.errors == []
 
 
 def _api(base_url: str, method: str, path: str, body=None, token=None):
@@ -204,61 +206,57 @@ def test_while_the_other_still_plays_the_hint_says_what_wins_beside_what_scores(
 
 
 @pytest.mark.slow
-def test_a_yahtzee_game_shows_its_bars_from_its_last_four_rounds(phone, base_url, axe_source):
-    """No bar (and no place kept) while the Yahtzee family's chances are not worked out; they come when every
-    player has four boxes open, and follow the next turn."""
-    from .conftest import built_in_run_folder
+def test_a_yahtzee_game_shows_its_bars_from_the_first_turn(phone, base_url, axe_source):
+    """The Yahtzee family's chances are sampled before its last four rounds and exact in them: the bars show from
+    the first turn and follow each turn recorded by another phone; the end screen draws every turn."""
+    from .conftest import built_in_run_outcomes
 
-    built_in_run_folder("yahtzee")
+    built_in_run_outcomes("yahtzee")
     game = _api(base_url, "POST", "/api/v1/games", {"variant": "yahtzee", "players": ["Ana", "Beto"]})
     token = game["token"]
     boxes = [b["id"] for b in game["boxes"]]
     page = phone(width=390, height=844, bypass_csp=True)  # for axe, last
 
-    def scratch(box):
+    def scratch(box, dice=None):
         state = _api(base_url, "GET", f"/api/v1/games/{game['id']}")
-        _api(base_url, "POST", f"/api/v1/games/{game['id']}/turns",
-             {"player": state["turn"]["player"], "category": box, "scratch": True}, token)
+        turn = {"player": state["turn"]["player"], "category": box}
+        turn.update({"dice": dice} if dice is not None else {"scratch": True})
+        _api(base_url, "POST", f"/api/v1/games/{game['id']}/turns", turn, token)
 
-    for box in boxes[:8]:  # eight rounds: five boxes open each
-        scratch(box)
-        scratch(box)
     page.goto(f"/g/{game['id']}#token={token}")
-    expect(page.locator("#sheet tfoot td")).to_have_count(2)
-    expect(page.locator(BARS)).to_have_count(0)
-    scratch(boxes[8])  # Ana's ninth turn, recorded by another phone: Beto still has five open
-    expect(page.locator("#sheet tbody tr").nth(8).locator("td").first).to_have_text(re.compile("0|✕|—|–"),
-                                                                                    timeout=10_000)
-    expect(page.locator(BARS)).to_have_count(0)
-    scratch(boxes[8])  # four open each: the chances come
-    expect(page.locator(BARS)).to_have_count(2, timeout=20_000)
-    expect(page.locator(BARS).first).to_have_attribute("data-pct", PERCENT, timeout=20_000)
-    assert sorted(as_number(c) for c in chances_of(page)) != [0, 0]
-    shot(page, "chances-yahtzee-last-rounds")
-    for box in boxes[9:]:  # the last four rounds: the end screen draws them, and says from when
+    expect(page.locator(BARS)).to_have_count(2, timeout=30_000)
+    expect(page.locator(BARS).first).to_have_attribute("data-pct", "50%", timeout=20_000)  # two empty sheets
+    assert chances_of(page) == ["50%", "50%"]
+    scratch("yahtzee", [4, 4, 4, 4, 4])  # Ana's Yahtzee on the first turn
+    expect(page.locator(BARS).first).not_to_have_attribute("data-pct", "50%", timeout=20_000)
+    assert as_number(chances_of(page)[0]) > as_number(chances_of(page)[1])
+    shot(page, "chances-yahtzee-first-round")
+    scratch("yahtzee")
+    for box in [b for b in boxes if b != "yahtzee"]:
         scratch(box)
         scratch(box)
     end = page.locator("#chances-end")
     expect(end).to_be_visible(timeout=20_000)
-    expect(end.locator("#chances-from")).to_have_text(
-        "From the end of round 9, when everyone has four boxes or fewer left: not worked out before then.")
+    expect(end.locator("#chances-from")).to_have_count(0)  # every turn is drawn
+    assert "null" not in end.inner_text()
     lines = end.locator("svg.chances-chart polyline")
     expect(lines).to_have_count(2)
-    assert [len(p.split()) for p in lines.evaluate_all("ls => ls.map(l => l.getAttribute('points'))")] == [9, 9]
+    assert [len(p.split()) for p in lines.evaluate_all("ls => ls.map(l => l.getAttribute('points'))")] == [27, 27]
     end.locator("summary").click()
     rows = end.locator("table tbody tr")
-    expect(rows).to_have_count(9)  # after round 9, then each of the last eight turns
-    expect(rows.nth(0).locator("th")).to_have_text(re.compile(r"^Round 9 · Beto: "))
+    expect(rows).to_have_count(27)  # the start, then each of the 26 turns
+    expect(rows.nth(1).locator("th")).to_have_text(re.compile(r"^Round 1 · Ana: "))
     shot(page, "chances-yahtzee-end", full_page=True)
-    found = audit(page, axe_source, "a Yahtzee game's end screen with its last rounds' chances")
+    found = audit(page, axe_source, "a Yahtzee game's end screen with every turn's chances")
     assert found == [], found
     assert page.errors == []
 
 
 @pytest.mark.slow
 def test_a_yahtzee_hint_plays_to_win_once_the_last_rounds_come(phone, base_url):
-    """Before the Yahtzee family's last four rounds the hint asks for points alone; once every player has four
-    boxes open it asks with the other sheets too, and the answer carries each move's chance of winning."""
+    """Before the Yahtzee family's last four rounds (its chances sampled) the hint asks for points alone; once every
+    player has four boxes open (exact) it asks with the other sheets too, and the answer carries each move's
+    chance of winning."""
     from .conftest import built_in_run_folder
 
     built_in_run_folder("yahtzee")

@@ -15,8 +15,9 @@ from flask import Blueprint
 from .. import sheets
 from ..advice import tables
 from ..rules import Game
-from ..solver.chances import PERCENTILES, NotExact, exact_for, game_chances
-from ..solver.late import is_late
+from ..solver.chances import PERCENTILES, NotExact, game_chances
+from ..solver.late import LateOutlook, is_late
+from ..solver.sampled import SampledOutlook, sampled_for
 from .advice import _round  # answers round their figures alike
 from .common import client_key
 from .games import version_read
@@ -47,7 +48,7 @@ def chances_body(game) -> dict[str, Any]:
     outlook = None
     if finished or ended.roll_off is None:
         try:
-            outlook = outlook_of(state)
+            outlook = outlook_of(state, history=finished)
         except NotExact:
             if not finished:
                 raise
@@ -55,7 +56,7 @@ def chances_body(game) -> dict[str, Any]:
     found = game_chances(outlook, state)
     body = {
         "game": game.id, "variant": rules.variant.id, "status": game.status, "version": game.version,
-        "turns": state.turns, "method": "exact", "note": NOTE,
+        "turns": state.turns, "method": method_of(outlook, state), "note": NOTE,
         "players": [{"name": name, "chance": _round(c.chance), "instant_win": _round(c.instant), "total": c.total,
                      "expected_final": _round(c.expected),
                      "final_total": {f"p{q}": c.percentiles[q] for q in PERCENTILES}}
@@ -67,18 +68,30 @@ def chances_body(game) -> dict[str, Any]:
     return body
 
 
-def outlook_of(state: Game):
+def outlook_of(state: Game, history: bool = False):
     """The outlook of the game's rule set: every state's (:class:`~anotador.solver.chances.Outlook`), or for the
-    Yahtzee family the last rounds' (:class:`~anotador.solver.late.LateOutlook`), refused (a 501) before any
-    table is asked for while a player has more boxes open than those rounds leave."""
-    return tables().chances_outlook(state.rules, [state.sheets[i] for i in range(state.players)], client_key(),
+    Yahtzee family the last rounds' (:class:`~anotador.solver.late.LateOutlook`) and before them the sampled one
+    (:class:`~anotador.solver.sampled.SampledOutlook`), which a ``history`` (every turn from the first) needs
+    too; refused (a 501) for house rules neither follows, before any table is asked for."""
+    rules = state.rules
+    if history and sampled_for(rules):
+        return tables().sampled_outlook(rules, client_key(), game=True)
+    return tables().chances_outlook(rules, [state.sheets[i] for i in range(state.players)], client_key(),
                                     game=True)
+
+
+def method_of(outlook, state: Game) -> str:
+    """``sampled`` when a player's figures are (a Yahtzee-family sheet before the last rounds), else ``exact``."""
+    if isinstance(outlook, SampledOutlook) and state.outcome().status != "finished":
+        return "sampled" if any(outlook.sampled(outlook.row_of(state.sheets[i])) for i in range(state.players)) \
+            else "exact"
+    return "exact"
 
 
 def history(game, final: Game, outlook) -> list[dict[str, Any]]:
     """Each player's chance before the first turn and after each turn, the game replayed a turn at a time; a
-    roll-off's result last. Under the Yahtzee family's rules, null until every player has at most four boxes
-    open (before then they are not worked out)."""
+    roll-off's result last. Under the Yahtzee family's rules sampled until every player has at most four boxes
+    open; null then under house rules whose early turns are not followed (from the last rounds' outlook)."""
     step = Game(final.rules, final.players, final.start)
     out = [{"turn": 0, "player": None, "round": None, "served": False, "boxes": [],
             "chances": _chances(outlook, step)}]
@@ -99,6 +112,6 @@ def history(game, final: Game, outlook) -> list[dict[str, Any]]:
 
 
 def _chances(outlook, state: Game) -> list[float] | None:
-    if exact_for(state.rules) is not None and not is_late(state):
+    if isinstance(outlook, LateOutlook) and not is_late(state):
         return None
     return [_round(c.chance) for c in game_chances(outlook, state)]

@@ -22,6 +22,7 @@ from .. import sheets
 from ..models import GameRow
 from ..rules import Game, RuleSet
 from ..rules.table import offline_table
+from ..solver.sampled import worked_out
 from ..schemas import FastLoader, GameCreateSchema, RollOffSchema, TurnPatchSchema, TurnSchema, VariantSchema
 from ..headers import API_CSP
 from ..lru import LRU
@@ -99,7 +100,7 @@ _described: "weakref.WeakKeyDictionary[RuleSet, tuple[dict, str]]" = weakref.Wea
 
 
 def described(rules: RuleSet) -> dict[str, Any]:
-    """``rules``, ``boxes`` and ``bonuses`` of a game body, made once per rule set.
+    """``rules``, ``boxes``, ``bonuses`` and ``chances`` of a game body, made once per rule set.
 
     Neither marshmallow nor ``dataclasses.asdict`` is free: rebuilding these
     took a tenth of a turn's CPU.
@@ -112,7 +113,8 @@ def _described_of(rules: RuleSet) -> tuple[dict[str, Any], str]:
     if found is None:
         schema = VariantSchema()
         part = {"rules": {"base": rules.variant.id, **rules.options.as_dict()},
-                "boxes": schema.dump_boxes(rules), "bonuses": schema.dump_bonuses(rules)}
+                "boxes": schema.dump_boxes(rules), "bonuses": schema.dump_bonuses(rules),
+                "chances": worked_out(rules)}
         found = _described[rules] = part, current_app.json.dumps(part)[1:-1]
     return found
 

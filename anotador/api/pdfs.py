@@ -99,7 +99,7 @@ def game_sheet(game_id: str):
     history = None
     if with_chances:  # worked out before the ETag is answered: a table being built is a 503, as for /chances
         state = sheets.state_of(game)
-        history = [x["chances"] for x in chances_history(game, state, outlook_of(state))]
+        history = [x["chances"] for x in chances_history(game, state, outlook_of(state, history=True))]
 
     def make() -> bytes:
         state = sheets.state_of(game)

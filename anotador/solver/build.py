@@ -2,7 +2,10 @@
 
 ``python -m anotador.solver.build RULES_JSON PATH [CLIENT GAME] SPAWNED`` builds one
 table (SPAWNED: when the server started the process, for its start-up time); ``python -m anotador.solver.build --ahead FOLDER`` builds every
-built-in variant's table that is missing, smallest first.
+built-in variant's table that is missing, smallest first;
+``python -m anotador.solver.build --outcomes RULES_JSON PATH SPAWNED`` follows
+every state's turn of the rule set whose table is at PATH into its outcomes
+file (:mod:`.sampled`: the Yahtzee family's chances before its last rounds).
 
 The web server starts these and keeps answering: a build holds no lock a
 request waits for, and its work (seconds of numpy) runs on its own core at
@@ -28,6 +31,8 @@ from . import folder as store
 
 #: Exit codes: built (or already there), another process builds it, nobody wanted it any more.
 BUILT, BUSY, ABANDONED = 0, 3, 4
+#: An outcomes file's key is its table's and this (:mod:`.sampled`).
+OUTCOMES = ".outcomes"
 
 
 def kind_of(rules) -> str:
@@ -86,6 +91,61 @@ def build(spec: dict, path: str, client: str | None = None, game: bool = False, 
             pass
         store.release(fd, lock_path)
     return BUILT
+
+
+def outcomes_path(path: str) -> str:
+    """The outcomes file (:mod:`.sampled`) of the table at ``path``: a key of its own in the folder, so its
+    lock, progress and pruning are a table's."""
+    return path[:-len(store.TABLE)] + OUTCOMES + store.TABLE
+
+
+def build_outcomes(spec: dict, path: str, spawned: float | None = None) -> int:
+    """Follow every state's turn of the rule set ``spec``, whose table is built at ``path``, into its outcomes
+    file (:func:`outcomes_path`): :data:`BUILT` or :data:`BUSY`. Runs to its end once started: a game asked."""
+    from ..rules import build_rules
+    from .sampled import write_outcomes
+    from .solve import Solver
+
+    out = outcomes_path(path)
+    if os.path.exists(out):
+        return BUILT
+    rules = build_rules(spec)
+    states, kind = store.states_of(rules), outcomes_kind(rules)
+    folder, lock_path = os.path.dirname(path) or ".", out[:-len(store.TABLE)] + store.LOCK
+    computing = time.time()
+    started = min(spawned or computing, computing)
+    fd = store.take(lock_path, {"pid": os.getpid(), "started": started, "computing": computing, "states": states,
+                                "kind": kind, "client": None, "game": True, "builtin": True})
+    if fd is None:
+        return BUSY
+    progress_path = out[:-len(store.TABLE)] + store.PROGRESS
+    progress = os.open(progress_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+    try:
+        if os.path.exists(out):
+            return BUILT
+        last = [0.0]
+
+        def report(done: int) -> None:
+            if time.monotonic() - last[0] >= 0.5:
+                last[0] = time.monotonic()
+                store.write_progress(progress, done)
+
+        write_outcomes(out, Solver(rules), store.read_table(path, rules), progress=report)
+        if spawned is not None:
+            store.record_rate(folder, kind, states, computing - started, time.time() - computing)
+    finally:
+        os.close(progress)
+        try:
+            os.remove(progress_path)
+        except OSError:
+            pass
+        store.release(fd, lock_path)
+    return BUILT
+
+
+def outcomes_kind(rules) -> str:
+    """The kind of an outcomes build, for its rate: slower a state than a table's."""
+    return kind_of(rules) + OUTCOMES
 
 
 def _abandoned(signum, frame) -> None:
@@ -154,6 +214,8 @@ def main(argv: list[str]) -> int:
         pass
     if len(argv) in (2, 3) and argv[0] == "--ahead":
         return ahead(argv[1], int(argv[2]) if len(argv) == 3 else None)
+    if len(argv) == 4 and argv[0] == "--outcomes":  # RULES PATH SPAWNED
+        return build_outcomes(json.loads(argv[1]), argv[2], spawned=float(argv[3]))
     if len(argv) == 3:  # RULES PATH SPAWNED: a built-in table
         return build(json.loads(argv[0]), argv[1], spawned=float(argv[2]))
     if len(argv) == 5:  # RULES PATH CLIENT GAME SPAWNED

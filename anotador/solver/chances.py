@@ -248,6 +248,10 @@ class Outlook:
         """The distribution of the points still to come from this row's state, the sheet played to its end."""
         return self.sheet[row]
 
+    def mean(self, row: int) -> float:
+        """The expected points still to come from this row's state (the advisor's value of it)."""
+        return float(self.sheet[row] @ np.arange(self.P))
+
     def state_row(self, state: int) -> int:
         """A state's row."""
         return int(self._row[state])
@@ -318,7 +322,7 @@ def game_chances(outlook: "Outlook | LateOutlook | None", game: "Game") -> list[
         sheet = outlook.remaining(rows[i])
         cdf = np.cumsum(sheet)
         percentiles = {q: base[i] + int(np.searchsorted(cdf, q / 100 - 1e-12)) for q in PERCENTILES}
-        expected = base[i] + float(sheet @ np.arange(outlook.P))
+        expected = base[i] + outlook.mean(rows[i])
         out.append(PlayerChance(instant + share, instant, totals[i], expected, percentiles))
     return out
 

@@ -59,6 +59,16 @@ def late_sheets(rules: "RuleSet", sheets: Sequence[Mapping[str, int]]) -> None:
                        f"{exact_for(rules)}")
 
 
+def refused(rules: "RuleSet") -> str | None:
+    """Why :class:`LateOutlook` (and :class:`.sampled.SampledOutlook`, which follows the same turns) cannot work
+    out chances for rules whose sheets hold more than their boxes, or None when it can."""
+    if rules.options.tie_break == "most_generalas":
+        return f"{exact_for(rules)}, and ties go to the most generalas"
+    if not forward.batched(rules):
+        return f"{exact_for(rules)}, and a served roll scores or wins differently"
+    return None
+
+
 class LateOutlook:
     """:class:`.chances.Outlook`'s distributions for rule sets whose sheets hold more than their boxes (a section's
     subtotal, bonuses of rolls: the Yahtzee family), worked out only for the states a game can still reach,
@@ -80,10 +90,9 @@ class LateOutlook:
 
     def __init__(self, solver: Solver, V: np.ndarray) -> None:
         rules = solver.rules
-        if rules.options.tie_break == "most_generalas":
-            raise NotExact(f"{exact_for(rules)}, and ties go to the most generalas")
-        if not forward.batched(rules):
-            raise NotExact(f"{exact_for(rules)}, and a served roll scores or wins differently")
+        why = refused(rules)
+        if why is not None:
+            raise NotExact(why)
         self.solver, self.V, self.rules, self.space = solver, V, rules, solver.space
         space = self.space
         # every box's most, the section bonuses, and three bonuses of rolls: past that lies less than 1e-7
@@ -103,6 +112,9 @@ class LateOutlook:
 
     def remaining(self, row: int) -> np.ndarray:
         return self._of(row)[0]
+
+    def mean(self, row: int) -> float:
+        return float(self._of(row)[0] @ np.arange(self.P))
 
     def state_row(self, state: int) -> int:
         """A state's row: the state itself (rows are states' own numbers here)."""

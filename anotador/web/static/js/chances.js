@@ -27,11 +27,11 @@ export class Chances {
   /** Whether this phone shows the chances (on unless turned off here). */
   static wanted() { return !store.flag("noChances"); }
 
-  /** Whether the chances of ``game`` are to be shown here: wanted, and worked out for its rules (``variant``, once
-   *  known, says; until then they are taken to be). */
+  /** Whether the chances of ``game`` are to be shown here: wanted, and worked out for its rules (the game says,
+   *  house rules included; a game kept offline from before it said so, its ``variant`` once known). */
   shows(game, variant) {
-    // rules whose chances come only in the last rounds (the Yahtzee family) show them once they come
-    return this.asks(game) && !this.unavailable && !(variant && variant.chances === false && !this.data);
+    const refused = game && "chances" in game ? game.chances === false : !!variant && variant.chances === false;
+    return this.asks(game) && !this.unavailable && !(refused && !this.data);
   }
 
   /** Whether the chances of ``game`` are asked for: wanted here; each version once, whatever the last answer. */
@@ -57,12 +57,12 @@ export class Chances {
 
   /** Take an answer in; whether it was one (a version's chances, or the news that they are unchanged). */
   answer(game, variant, res) {
-    if (res.status === 501) {  // not worked out for this version (the Yahtzee family's, before its last rounds)
+    if (res.status === 501) {  // not worked out for these rules (a tie-break on Yahtzees)
       Object.assign(this, { unavailable: true, version: game.version, data: null, etag: null });
       this.changed();
       return false;
     }
-    if (res.status === 503 || res.status === 429) {  // the table is being built: ask again when it says
+    if (res.status === 503 || res.status === 429) {  // the table (or outcomes) being built: ask again when it says
       const wait = Math.min(30, Number(res.headers.get("Retry-After")) || 2);
       clearTimeout(this.timer);
       this.timer = setTimeout(() => this.update(this.latest.game, this.latest.variant), wait * 1000);
@@ -104,9 +104,9 @@ export class Chances {
     const names = game.players.map((p) => p.name);
     const what = (x) => describe(x, x === h[h.length - 1], game, boxName, instantName);
     const swing = biggest(h);
-    // the Yahtzee family's are worked out from the last four rounds: null before
+    // null before the turn they were first worked out, under house rules whose early turns are not followed
     const first = h.find((x) => x.chances);
-    box.replaceChildren(
+    box.replaceChildren(...[  // (a null child would be shown as the word "null")
       el("h2", { id: "chances-end-title", text: t("chances_title") }),
       el("p", { class: "hint", text: t("chances_meaning") }),
       first && first !== h[0] ? el("p", { class: "hint", id: "chances-from", text: t("chances_from", { round: first.round }) })
@@ -117,7 +117,7 @@ export class Chances {
         what: what(h[swing]), before: percent(h[swing - 1].chances[h[swing].player]),
         after: percent(h[swing].chances[h[swing].player]) }) }) : null,
       el("details", { class: "disclosure" }, el("summary", { text: t("chances_table") }),
-        el("div", { class: "table-scroll" }, table(h, names, what))));
+        el("div", { class: "table-scroll" }, table(h, names, what)))].filter(Boolean));
     box.hidden = false;
   }
 }

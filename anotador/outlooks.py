@@ -1,0 +1,216 @@
+"""Who is winning, made from the advisor's tables: each worker's outlooks (:mod:`anotador.solver.chances`).
+
+A rule set's outlook is made from its table (:class:`~anotador.advice.Tables`),
+never by a request: one that finds none gets :class:`TableBuilding`, a 503
+with a Retry-After, as for a table. The Generala family's and Double
+Cameroon's give every state's distribution, made by a thread of the worker
+in seconds. The Yahtzee family's are exact in the last rounds
+(:class:`~anotador.solver.late.LateOutlook`, at once) and sampled before
+(:class:`~anotador.solver.sampled.SampledOutlook`) from an outcomes file that
+a process of its own follows every state's turn into, once per rule set
+(``<key>.outcomes.table`` in the folder: a minute of one core, 300 MB for
+Yahtzee), one such build at a time for the folder; the folder keeps
+:data:`OUTCOMES_KEPT` of them besides the built-in variants'.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import math
+import os
+import threading
+import time
+import subprocess
+from typing import TYPE_CHECKING, Mapping, NamedTuple, Sequence
+
+from .lru import LRU
+from .rules import RuleSet
+from .solver import folder as store
+from .solver.build import OUTCOMES, outcomes_kind
+from .solver.chances import NotExact, Outlook, exact_for
+from .solver.folder import key_of
+from .solver.late import LateOutlook, late_sheets, refused
+from .solver.sampled import SampledOutlook, read_outcomes
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .advice import Table
+
+log = logging.getLogger(__name__)
+
+class TableBuilding(Exception):
+    """The table for these rules is being built: ask again in ``retry_after`` seconds."""
+
+    def __init__(self, retry_after: int):
+        super().__init__(f"The advisor's table for these rules is being built; ask again in {retry_after} s.")
+        self.retry_after = retry_after
+
+
+def retry_after(seconds: float) -> int:
+    """A Retry-After that is met: the estimate with a margin, whole seconds."""
+    return max(1, min(3600, math.ceil(seconds * 1.2 + 0.5)))
+
+
+#: Outlooks (who is winning) each worker keeps: a rule set's is a few MB and takes seconds to make.
+OUTLOOKS_KEPT = 8
+#: About how long an outlook takes to make, by dice a turn (bench/chances.py: 0.7-3 s for five, 6 s for ten, on
+#: one core): what a request that finds none is told to wait, with retry_after's margin.
+OUTLOOK_SECONDS = {5: 3.0, 10: 8.0}
+#: Outcomes files the folder keeps besides the built-in variants': 300 MB each for Yahtzee's house rules.
+OUTCOMES_KEPT = 4
+
+
+class Spawned(NamedTuple):
+    """A build this worker started (its lock may not be taken yet)."""
+
+    process: subprocess.Popen
+    build: store.Build
+
+
+class Outlooks:
+    """The outlooks part of :class:`~anotador.advice.Tables` (its tables, builds and folder)."""
+
+    def __init__(self) -> None:
+        self.outlooks: LRU[str, Outlook] = LRU(OUTLOOKS_KEPT)
+        #: The Yahtzee family's, one per rule set (each bounded: late.LATE_KEPT states).
+        self.late: LRU[str, LateOutlook] = LRU(2)
+        #: The Yahtzee family's before the last rounds (each bounded: sampled.KEPT distributions; the
+        #: outcomes are mapped from disk, so a server's workers share their pages).
+        self.sampled: LRU[str, SampledOutlook] = LRU(2)
+        self.outlook_lock = threading.Lock()
+        self.outlook_builds: dict[str, float] = {}  # key → when it should be made (monotonic): one at a time
+
+    def outlook(self, rules: RuleSet, client: str | None = None, game: bool = False) -> Outlook:
+        """Who is winning, for these rules (:mod:`anotador.solver.chances`), made from the table (:meth:`get`).
+
+        Made once per worker, by a thread of its own and one at a time, never by a request: the request that
+        finds none gets :class:`TableBuilding` (a 503 with Retry-After), as for a table. Double Cameroon's
+        takes seconds, and a request holding its database connection that long would be cut by the guard.
+        Raises :class:`~anotador.solver.chances.NotExact` for rules it cannot yet do exactly."""
+        key = key_of(rules)
+        found = self.outlooks.get(key)
+        if found is not None:
+            return found
+        why = exact_for(rules)
+        if why is not None:
+            raise NotExact("Chances are worked out exactly for rule sets without section bonuses (the Generala "
+                           f"family, Yacht and Double Cameroon); not yet here: {why}")
+        table = self.get(rules, client, game)
+        took = OUTLOOK_SECONDS.get(rules.dice, max(OUTLOOK_SECONDS.values()))
+        with self.outlook_lock:
+            making = self.outlook_builds.get(key)
+            if making is None and self.outlooks.get(key) is None:
+                if self.outlook_builds:
+                    # Another rule set's is being made: one at a time, or a client polling the games of many
+                    # rule sets would have as many threads fighting the requests for this worker's CPU.
+                    ahead = max(0.5, max(self.outlook_builds.values()) - time.monotonic())
+                    raise TableBuilding(retry_after(ahead + took))
+                making = self.outlook_builds[key] = time.monotonic() + took
+                threading.Thread(target=self._make_outlook, args=(key, table), daemon=True,
+                                 name=f"outlook {rules.variant.id}").start()
+        found = self.outlooks.get(key)
+        if found is not None:
+            return found
+        raise TableBuilding(retry_after(max(0.5, (making or 0) - time.monotonic())))
+
+    def late_outlook(self, rules: RuleSet, client: str | None = None, game: bool = False) -> LateOutlook:
+        """Who is winning in the last rounds, for rules whose sheets hold more than their boxes (the Yahtzee
+        family): made at once from the table (:meth:`get`), its states worked out as games reach them.
+        Raises :class:`~anotador.solver.chances.NotExact` for rules it cannot do."""
+        key = key_of(rules)
+        found = self.late.get(key)
+        if found is None:
+            table = self.get(rules, client, game)
+            found = LateOutlook(table.solver, table.values)
+            self.late.put(key, found)
+        return found
+
+    def chances_outlook(self, rules: RuleSet, sheets: Sequence[Mapping[str, int]], client: str | None = None,
+                        game: bool = False, early: bool = True) -> "Outlook | LateOutlook | SampledOutlook":
+        """What who-is-winning reads for players at these sheets: every state's outlook (:meth:`outlook`), or for
+        rules whose sheets hold more than their boxes the last rounds' (:meth:`late_outlook`), before them the
+        sampled one (:meth:`sampled_outlook`, a stored game's only: ``early``). Otherwise refused
+        (:class:`~anotador.solver.chances.NotExact`, a 501) before any table is asked for."""
+        if exact_for(rules) is None:
+            return self.outlook(rules, client, game)
+        why = refused(rules)
+        if why is not None:
+            raise NotExact(why)
+        try:
+            late_sheets(rules, sheets)
+        except NotExact:
+            if not (early and game):
+                raise
+            return self.sampled_outlook(rules, client, game)
+        return self.late_outlook(rules, client, game)
+
+    def sampled_outlook(self, rules: RuleSet, client: str | None = None, game: bool = True) -> SampledOutlook:
+        """Who is winning before the Yahtzee family's last rounds: its outcomes file loaded (checked, mapped) once
+        per worker; while it is missing, built by a process of its own, one such build at a time, and
+        :class:`TableBuilding` until then."""
+        key = key_of(rules) + OUTCOMES
+        found = self.sampled.get(key)
+        if found is not None:
+            return found
+        late = self.late_outlook(rules, client, game)  # the table first
+        path = self.path(key)
+        if os.path.exists(path):
+            try:
+                found = SampledOutlook(late, read_outcomes(path, late.solver, late.V))
+            except (OSError, store.BadTable) as e:
+                log.warning("the outcomes %s cannot be used (%s): building them again", path, e)
+                try:
+                    os.replace(path, path + ".bad")
+                except OSError:
+                    pass
+            else:
+                self.sampled.put(key, found)
+                try:
+                    os.utime(path)  # used now: the folder keeps the outcomes used last
+                except OSError:
+                    pass
+                self._prune()
+                return found
+        under_way = self._under_way()
+        estimate = store.seconds_left(self.folder, outcomes_kind(rules), store.states_of(rules))
+        running = under_way.get(key)
+        if running is not None:
+            raise TableBuilding(retry_after(self._left(running)))
+        others = [b for k, b in under_way.items() if k.endswith(OUTCOMES)]
+        if others:  # one at a time: each takes a core for a minute
+            raise TableBuilding(retry_after(min(self._left(b) for b in others) + estimate))
+        with self.lock:
+            if key not in self.builds:
+                self._may_start(client, game, [b for b in under_way.values() if not b.builtin], rules)
+                self._spawn_outcomes(rules, key)
+        raise TableBuilding(retry_after(estimate))
+
+    def _spawn_outcomes(self, rules: RuleSet, key: str) -> None:
+        log.info("following every state's turn of %s into its outcomes (%s)", rules.variant.id, key)
+        spawned = time.time()
+        process = self._run(["--outcomes", json.dumps(rules.spec()), self.path(key_of(rules)), repr(spawned)])
+        self.builds[key] = Spawned(process, store.Build(key, spawned, store.states_of(rules), outcomes_kind(rules),
+                                                        None, True, True, spawned + 3600))
+
+    def _prune_outcomes(self, names: list[str]) -> list[str]:
+        """Remove the outcomes files past :data:`OUTCOMES_KEPT` (the used last kept) besides the built-in
+        variants'; the table files' names left."""
+        suffix = OUTCOMES + store.TABLE
+        mine = [n for n in names if n.endswith(suffix)]
+        if len(mine) > OUTCOMES_KEPT:
+            for name in sorted(mine, key=lambda n: os.path.getmtime(os.path.join(self.folder, n)))[:-OUTCOMES_KEPT]:
+                try:
+                    os.remove(os.path.join(self.folder, name))
+                except OSError:
+                    pass
+        return [n for n in names if not n.endswith(suffix)]
+
+    def _make_outlook(self, key: str, table: "Table") -> None:
+        try:
+            self.outlooks.put(key, Outlook(table.solver, table.values))
+        except Exception:  # pragma: no cover - logged; the next request starts it again
+            log.exception("making the chances' outlook %s failed", key)
+        finally:
+            with self.outlook_lock:
+                self.outlook_builds.pop(key, None)
+

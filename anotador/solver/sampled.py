@@ -1,0 +1,310 @@
+"""Who is winning in the Yahtzee family before its last rounds: each player's final total sampled.
+
+Before the last rounds (:mod:`.late`) a Yahtzee sheet can still reach most of
+its 536,448 states, too many to follow exactly in a request. So, once per
+rule set, a process of its own (:mod:`.build`) follows every state's turn
+under the advisor's policy (:func:`.forward.outcomes`) and writes where each
+leads, with what chance, to a file: the *outcomes* (Yahtzee: 18.6 million,
+190 MB, about 35 CPU-s). A player's final total is then sampled from it:
+:data:`GAMES` games of their sheet, each turn drawn from the chances of its
+state's outcomes, so no die is thrown and every game follows the policy the
+exact figures follow. Each player's sampled distribution is combined with
+the others' exactly (players are independent: the Yahtzee family has no
+instant win), as :mod:`.chances` combines exact ones.
+
+The samples of a state are seeded by the state alone, so every worker and
+every poll gives the same figures for the same sheet; a worker keeps the
+last :data:`KEPT` states' distributions, so a poll after a turn samples
+only the sheet of the player who moved.
+
+The file (``<table key>.outcomes.table`` in the advisor's folder, written by
+:func:`.build.build_outcomes`)::
+
+    ANOTADOR OUTCOMES\\n{header JSON}\\n   zeros up to a page (ALIGN)
+    slots    int64 x states     each state's first record << SLOTS_BITS | its number of records
+    records  RECORD x outcomes  each state's alias table (:func:`alias_records`): slot i holds the
+             state's outcome i (the state after it; the box's points and the roll's bonus), the
+             share ``cut`` of the slot it keeps, and the outcome that takes the rest
+
+A turn is drawn with one uniform number and one read of 16 bytes: its
+slot, and which side of the slot's cut. The header names the rule set, the
+formats and the sha256 of both parts, checked when a worker loads the file.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from typing import TYPE_CHECKING, Callable, Mapping, Sequence
+
+import numpy as np
+
+from ..lru import LRU
+from . import forward
+from .chances import Prospect, exact_for
+from .folder import ALIGN, HEADER_MAX, CorruptTable, NotATable, OtherTable, key_of
+from .late import LATE_OPEN, LateOutlook, refused
+from .solve import SOLVER_VERSION, Solver
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..rules import Game, RuleSet
+
+#: Games sampled from each player's sheet: 40,000 land within 0.25 percentage points of a 10^6-game
+#: simulation at every fixed position of tests/yahtzee_positions.json (bench/chances_yahtzee.py).
+GAMES = 40_000
+#: Distributions of points to come a worker keeps (5.4 KB each in Yahtzee).
+KEPT = 2000
+#: The file's first line, and the version of what follows.
+MAGIC = b"ANOTADOR OUTCOMES\n"
+FORMAT = 1
+#: One slot of a state's alias table: an outcome, and the one its slot hands the draw to past ``cut``.
+RECORD = np.dtype([("after", "<i4"), ("points", "<i2"), ("alias_points", "<i2"), ("alias_after", "<i4"),
+                   ("cut", "<f4")])
+#: A state's slots: ``first << SLOTS_BITS | count``.
+SLOTS_BITS = 16
+#: States a build follows at once (whole masks): their alias tables' working arrays stay a few MB (a Yahtzee
+#: build peaks at 62 MiB; 4,096 at once took 95).
+BUILD_BATCH = 512
+SEED = 29
+
+
+def sampled_for(rules: "RuleSet") -> bool:
+    """Whether this rule set's chances are sampled before its last rounds: its sheets hold more than their boxes
+    and :class:`.late.LateOutlook` follows its turns (the Yahtzee family's, bar a tie-break on Yahtzees)."""
+    return exact_for(rules) is not None and refused(rules) is None
+
+
+def worked_out(rules: "RuleSet") -> bool:
+    """Whether a game's chances are worked out for this rule set at every point of the game: exactly
+    (:func:`.chances.exact_for`), or sampled before the last rounds (:func:`sampled_for`)."""
+    return exact_for(rules) is None or sampled_for(rules)
+
+
+def write_outcomes(path: str, solver: Solver, V: np.ndarray, progress: Callable[[int], None] | None = None) -> int:
+    """Follow every reachable state's turn and write the outcomes file to ``path`` (a temporary file beside it,
+    then a rename); the number of outcomes. Holds a batch at a time: the records go to disk as they come."""
+    space, rules = solver.space, solver.rules
+    slots = np.zeros(space.size, dtype=np.int64)
+    done = count = 0
+    tmp = f"{path}.{os.getpid()}.tmp"
+    digest = hashlib.sha256()
+    with open(tmp + ".records", "w+b") as records:
+        for closed in range(space.nb - 1, -1, -1):  # a full sheet has no turn: no slots
+            for mask, u, flags in space.batches(closed, BUILD_BATCH):
+                found = forward.outcomes(solver, V, mask, u, flags)
+                sizes = np.array([len(a) for a, _, _ in found], dtype=np.int64)
+                if sizes.max() >= 1 << SLOTS_BITS:
+                    raise ValueError(f"a state's turn has {sizes.max()} outcomes, more than a state's slots count")
+                rec = alias_records(found, sizes)
+                _copy(records, rec.tobytes(), digest)
+                starts = count + np.concatenate(([0], np.cumsum(sizes)[:-1]))
+                slots[space.index(mask, u, flags)] = starts << SLOTS_BITS | sizes
+                done, count = done + len(mask), count + len(rec)
+                if progress is not None:
+                    progress(done)
+        header = {"format": FORMAT, "solver": SOLVER_VERSION, "key": key_of(rules), "variant": rules.variant.id,
+                  "rules": rules.spec(), "states": int(space.size), "outcomes": count,
+                  "records": _dtype_spec(RECORD), "records_sha256": digest.hexdigest(),
+                  "slots_sha256": hashlib.sha256(memoryview(slots.astype("<i8"))).hexdigest()}
+        with open(tmp, "wb") as out:
+            head = _head(header)
+            out.write(head.ljust(_aligned(len(head)), b"\0"))
+            out.write(memoryview(slots.astype("<i8")))
+            records.seek(0)
+            while chunk := records.read(1 << 22):
+                out.write(chunk)
+            out.flush()
+            os.fsync(out.fileno())
+    os.remove(tmp + ".records")
+    os.replace(tmp, path)
+    return count
+
+
+def alias_records(found: Sequence[tuple[np.ndarray, np.ndarray, np.ndarray]], sizes: np.ndarray) -> np.ndarray:
+    """Each state's alias table (Walker's; Vose's pairing), the batch's states together: slot ``i`` of a state
+    with ``n`` outcomes holds outcome ``i`` and hands a draw that lands past ``cut`` of it to its alias, so
+    each outcome's chance is its slots' shares over ``n``. Every state's pairing is the same steps whatever
+    batch it is in, so a state's table is the same bits."""
+    rows, width = len(sizes), int(sizes.max())
+    q = np.zeros((rows, width))
+    for r, (_, _, c) in enumerate(found):
+        q[r, :len(c)] = c * len(c) / c.sum()  # each outcome's chance over one slot's
+    slot = np.arange(width)
+    real = slot[None, :] < sizes[:, None]
+    kind = np.where(real, (q >= 1.0).astype(np.int64), 2)  # small, large, no outcome
+    order = np.argsort(kind, axis=1, kind="stable")
+    ns = (kind == 0).sum(axis=1)
+    nl = (kind == 1).sum(axis=1)
+    small = order.copy()  # smalls first; a large that turns small is pushed where the popped small was
+    large = np.take_along_axis(order, np.minimum(ns[:, None] + slot[None, :], width - 1), axis=1)
+    cut = np.ones((rows, width))
+    alias = np.broadcast_to(slot, (rows, width)).copy()
+    while True:
+        live = np.flatnonzero((ns > 0) & (nl > 0))
+        if not len(live):
+            break
+        s = small[live, ns[live] - 1]
+        li = large[live, nl[live] - 1]
+        cut[live, s], alias[live, s] = q[live, s], li
+        q[live, li] += q[live, s] - 1.0
+        ns[live] -= 1
+        turned = q[live, li] < 1.0
+        t = live[turned]
+        small[t, ns[t]] = li[turned]
+        ns[t] += 1
+        nl[t] -= 1
+    rec = np.zeros(int(sizes.sum()), dtype=RECORD)
+    if not len(rec):
+        return rec
+    flat = real.ravel()
+    after = np.zeros((rows, width), dtype=np.int64)
+    points = np.zeros((rows, width), dtype=np.int64)
+    for r, (a, p, _) in enumerate(found):
+        after[r, :len(a)], points[r, :len(p)] = a, p
+    rec["after"], rec["points"] = after.ravel()[flat], points.ravel()[flat]
+    rec["alias_after"] = np.take_along_axis(after, alias, axis=1).ravel()[flat]
+    rec["alias_points"] = np.take_along_axis(points, alias, axis=1).ravel()[flat]
+    rec["cut"] = np.minimum(cut, 1.0).ravel()[flat]
+    return rec
+
+
+def _dtype_spec(dtype: np.dtype) -> list:
+    return [[name, dtype.fields[name][0].str] for name in dtype.names]
+
+
+def _head(header: dict) -> bytes:
+    return MAGIC + json.dumps(header, sort_keys=True, separators=(",", ":")).encode() + b"\n"
+
+
+def _aligned(n: int) -> int:
+    return -(-n // ALIGN) * ALIGN
+
+
+def _copy(out, chunk, digest) -> None:
+    out.write(chunk)
+    digest.update(chunk)
+
+
+class Outcomes:
+    """An outcomes file, mapped read-only and checked (:func:`read_outcomes`): draws games from it."""
+
+    def __init__(self, solver: Solver, V: np.ndarray, slots: np.ndarray, records: np.ndarray) -> None:
+        self.solver, self.V, self.space = solver, V, solver.space
+        self.slots, self.records = slots, records
+        # numpy gathers a structured dtype's records a field at a time (10x slower): as plain bytes
+        self._raw = records.view(np.dtype((np.void, RECORD.itemsize)))
+
+    def play_out(self, state: int, games: int, rng: np.random.Generator) -> np.ndarray:
+        """The points still to come (bonuses included) in ``games`` games of the sheet at ``state``, each turn
+        drawn from its state's outcomes; a full sheet's section bonus is its table value."""
+        now = np.full(games, state, dtype=np.int64)
+        points = np.zeros(games, dtype=np.int64)
+        turns = self.space.nb - self.space.parts(state)[0].bit_count()
+        mask = (1 << SLOTS_BITS) - 1
+        for x in rng.random((turns, games)):
+            packed = self.slots[now]
+            y = x * (packed & mask)
+            j = y.astype(np.int64)  # the slot (x < 1, so below the count)
+            drawn = self._raw[(packed >> SLOTS_BITS) + j].view(RECORD)  # one gather of a slot's 16 bytes
+            own = y - j < drawn["cut"]
+            now = np.where(own, drawn["after"], drawn["alias_after"]).astype(np.int64)
+            points += np.where(own, drawn["points"], drawn["alias_points"])
+        return points + self.V[now].round().astype(np.int64)
+
+
+def read_outcomes(path: str, solver: Solver, V: np.ndarray) -> Outcomes:
+    """The outcomes file at ``path``, mapped read-only once its header and checksums are checked against the
+    rule set; else :class:`~.folder.NotATable`, :class:`~.folder.OtherTable` or :class:`~.folder.CorruptTable`
+    (and OSError)."""
+    rules = solver.rules
+    with open(path, "rb") as f:
+        head = f.read(HEADER_MAX)
+        size = os.fstat(f.fileno()).st_size
+    end = head.find(b"\n", len(MAGIC))
+    if not head.startswith(MAGIC) or end < 0:
+        raise NotATable(f"{path} is not an outcomes file")
+    try:
+        header = json.loads(head[len(MAGIC):end])
+    except ValueError:
+        raise NotATable(f"{path} has no readable header") from None
+    if not isinstance(header, dict) or not isinstance(header.get("outcomes"), int):
+        raise NotATable(f"{path} has no readable header")
+    wanted = {"format": FORMAT, "solver": SOLVER_VERSION, "key": key_of(rules), "states": solver.space.size,
+              "records": _dtype_spec(RECORD)}
+    other = {k: header.get(k) for k, v in wanted.items() if header.get(k) != v}
+    if other:
+        raise OtherTable(f"{path} is another rule set's or format's outcomes: " +
+                         ", ".join(f"{k} {v!r}, not {wanted[k]!r}" for k, v in other.items()))
+    states, outcomes, start = wanted["states"], header["outcomes"], _aligned(end + 1)
+    if size != start + 8 * states + RECORD.itemsize * outcomes:
+        raise CorruptTable(f"{path} holds {size} bytes, not {start + 8 * states + RECORD.itemsize * outcomes}")
+    slots = np.memmap(path, dtype="<i8", mode="r", offset=start, shape=(states,)).view(np.ndarray)
+    records = np.memmap(path, dtype=RECORD, mode="r", offset=start + 8 * states, shape=(outcomes,)).view(np.ndarray)
+    if (hashlib.sha256(memoryview(slots)).hexdigest() != header.get("slots_sha256") or
+            hashlib.sha256(memoryview(records.view(np.uint8))).hexdigest() != header.get("records_sha256")):
+        raise CorruptTable(f"{path}'s outcomes do not match their checksums")
+    last = int(slots.max(initial=0))
+    if (last >> SLOTS_BITS) + (last & ((1 << SLOTS_BITS) - 1)) > outcomes:
+        raise CorruptTable(f"{path}'s states point past its outcomes")
+    return Outcomes(solver, V, slots, records)
+
+
+class SampledOutlook:
+    """:class:`.late.LateOutlook`'s distributions for every sheet of a rule set it serves, sampled from the
+    outcomes (:data:`GAMES` games a sheet) while the sheet has more than :data:`.late.LATE_OPEN` boxes open,
+    exact (the late outlook's own) from then on. Rows are the states' own numbers."""
+
+    G = 1
+    most_generalas = False
+
+    def __init__(self, late: LateOutlook, outcomes: Outcomes) -> None:
+        self.late, self.outcomes, self.space, self.P = late, outcomes, late.space, late.P
+        self.kept: LRU[int, np.ndarray] = LRU(KEPT)
+        self._none = np.zeros(self.space.nb + 1)
+        self._none.setflags(write=False)
+
+    def covers(self, game: "Game") -> None:
+        """Every game of these rules."""
+
+    def row_of(self, sheet: dict[str, int]) -> int:
+        return int(self.space.state_of(sheet))
+
+    def state_row(self, state: int) -> int:
+        return int(state)
+
+    def sampled(self, row: int) -> bool:
+        """Whether this row's distribution is sampled (else exact)."""
+        return self.space.nb - self.space.parts(row)[0].bit_count() > LATE_OPEN
+
+    def prepare(self, rows: Sequence[int]) -> None:
+        """Work out what these sheets need: the late ones exactly, the others' samples if not kept."""
+        self.late.prepare([r for r in rows if not self.sampled(r)])
+        for r in rows:
+            if self.sampled(r):
+                self._sample(r)
+
+    def remaining(self, row: int) -> np.ndarray:
+        return self._sample(row) if self.sampled(row) else self.late.remaining(row)
+
+    def mean(self, row: int) -> float:
+        """The expected points to come: the advisor's table's, exact, rather than the samples' mean."""
+        return float(self.late.V[row]) if self.sampled(row) else self.late.mean(row)
+
+    def finish_of(self, row: int) -> np.ndarray:
+        return self.remaining(row)[None, :]
+
+    def instant_of(self, row: int) -> np.ndarray:
+        return self._none if self.sampled(row) else self.late.instant_of(row)
+
+    def prospect(self, row: int, base: int, sheet: Mapping[str, int], first: int) -> Prospect:
+        return Prospect(self.finish_of(row), self.instant_of(row), base, 0, first)
+
+    def _sample(self, state: int) -> np.ndarray:
+        found = self.kept.get(state)
+        if found is None:
+            points = self.outcomes.play_out(state, GAMES, np.random.default_rng([SEED, state]))
+            found = np.bincount(np.minimum(points, self.P - 1), minlength=self.P) / GAMES
+            found.setflags(write=False)
+            self.kept.put(state, found)
+        return found
