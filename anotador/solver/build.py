@@ -50,11 +50,46 @@ def build(spec: dict, path: str, client: str | None = None, game: bool = False, 
     from ..rules import build_rules
     from .solve import Solver
 
-    os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
     if os.path.exists(path):
         return BUILT
     rules = build_rules(spec)
-    states, kind = store.states_of(rules), kind_of(rules)
+
+    def make(report) -> None:
+        _save(Solver(rules).build(progress=report), path, rules)
+
+    return _locked(path, rules, kind_of(rules), make, client, game, builtin, spawned)
+
+
+def outcomes_path(path: str) -> str:
+    """The outcomes file (:mod:`.sampled`) of the table at ``path``: a key of its own in the folder, so its
+    lock, progress and pruning are a table's."""
+    return path[:-len(store.TABLE)] + OUTCOMES + store.TABLE
+
+
+def build_outcomes(spec: dict, path: str, spawned: float | None = None) -> int:
+    """Follow every state's turn of the rule set ``spec``, whose table is built at ``path``, into its outcomes
+    file (:func:`outcomes_path`): :data:`BUILT` or :data:`BUSY`. Runs to its end once started: a game asked."""
+    from ..rules import build_rules
+    from .sampled import write_outcomes
+    from .solve import Solver
+
+    out = outcomes_path(path)
+    if os.path.exists(out):
+        return BUILT
+    rules = build_rules(spec)
+
+    def make(report) -> None:
+        write_outcomes(out, Solver(rules), store.read_table(path, rules), progress=report)
+
+    return _locked(out, rules, outcomes_kind(rules), make, None, True, True, spawned)
+
+
+def _locked(path: str, rules, kind: str, make, client: str | None, game: bool, builtin: bool,
+            spawned: float | None) -> int:
+    """Make the file at ``path`` (``make(report)``, ``report`` taking the states done) under its lock, its
+    progress written as it goes and its rate recorded; :data:`BUSY` if another process holds the lock."""
+    os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
+    states = store.states_of(rules)
     folder, lock_path = os.path.dirname(path) or ".", path[:-len(store.TABLE)] + store.LOCK
     computing = time.time()
     started = min(spawned or computing, computing)
@@ -79,59 +114,8 @@ def build(spec: dict, path: str, client: str | None = None, game: bool = False, 
                 last[0] = time.monotonic()
                 store.write_progress(progress, done)
 
-        values = Solver(rules).build(progress=report)
-        _save(values, path, rules)
+        make(report)
         if spawned is not None:  # a build in a process of its own: its start-up is a request's wait too
-            store.record_rate(folder, kind, states, computing - started, time.time() - computing)
-    finally:
-        os.close(progress)
-        try:
-            os.remove(progress_path)
-        except OSError:
-            pass
-        store.release(fd, lock_path)
-    return BUILT
-
-
-def outcomes_path(path: str) -> str:
-    """The outcomes file (:mod:`.sampled`) of the table at ``path``: a key of its own in the folder, so its
-    lock, progress and pruning are a table's."""
-    return path[:-len(store.TABLE)] + OUTCOMES + store.TABLE
-
-
-def build_outcomes(spec: dict, path: str, spawned: float | None = None) -> int:
-    """Follow every state's turn of the rule set ``spec``, whose table is built at ``path``, into its outcomes
-    file (:func:`outcomes_path`): :data:`BUILT` or :data:`BUSY`. Runs to its end once started: a game asked."""
-    from ..rules import build_rules
-    from .sampled import write_outcomes
-    from .solve import Solver
-
-    out = outcomes_path(path)
-    if os.path.exists(out):
-        return BUILT
-    rules = build_rules(spec)
-    states, kind = store.states_of(rules), outcomes_kind(rules)
-    folder, lock_path = os.path.dirname(path) or ".", out[:-len(store.TABLE)] + store.LOCK
-    computing = time.time()
-    started = min(spawned or computing, computing)
-    fd = store.take(lock_path, {"pid": os.getpid(), "started": started, "computing": computing, "states": states,
-                                "kind": kind, "client": None, "game": True, "builtin": True})
-    if fd is None:
-        return BUSY
-    progress_path = out[:-len(store.TABLE)] + store.PROGRESS
-    progress = os.open(progress_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
-    try:
-        if os.path.exists(out):
-            return BUILT
-        last = [0.0]
-
-        def report(done: int) -> None:
-            if time.monotonic() - last[0] >= 0.5:
-                last[0] = time.monotonic()
-                store.write_progress(progress, done)
-
-        write_outcomes(out, Solver(rules), store.read_table(path, rules), progress=report)
-        if spawned is not None:
             store.record_rate(folder, kind, states, computing - started, time.time() - computing)
     finally:
         os.close(progress)
