@@ -129,7 +129,7 @@ class Outlooks:
                         game: bool = False, early: bool = True) -> "Outlook | LateOutlook | SampledOutlook":
         """What who-is-winning reads for players at these sheets: every state's outlook (:meth:`outlook`), or for
         rules whose sheets hold more than their boxes the last rounds' (:meth:`late_outlook`), before them the
-        sampled one (:meth:`sampled_outlook`, a stored game's only: ``early``). Otherwise refused
+        sampled one (:meth:`sampled_outlook`: ``early``; built for a stored ``game`` only). Otherwise refused
         (:class:`~anotador.solver.chances.NotExact`, a 501) before any table is asked for."""
         if exact_for(rules) is None:
             return self.outlook(rules, client, game)
@@ -139,7 +139,7 @@ class Outlooks:
         try:
             late_sheets(rules, sheets)
         except NotExact:
-            if not (early and game):
+            if not early:
                 raise
             return self.sampled_outlook(rules, client, game)
         return self.late_outlook(rules, client, game)
@@ -147,7 +147,8 @@ class Outlooks:
     def sampled_outlook(self, rules: RuleSet, client: str | None = None, game: bool = True) -> SampledOutlook:
         """Who is winning before the Yahtzee family's last rounds: its outcomes file loaded (checked, mapped) once
         per worker; while it is missing, built by a process of its own, one such build at a time, and
-        :class:`TableBuilding` until then."""
+        :class:`TableBuilding` until then. Only a stored ``game`` starts that build: asked without one (play to
+        win), a missing file is :class:`~anotador.solver.chances.NotExact` (a 501 saying so)."""
         key = key_of(rules) + OUTCOMES
         found = self.sampled.get(key)
         if found is not None:
@@ -176,6 +177,11 @@ class Outlooks:
         running = under_way.get(key)
         if running is not None:
             raise TableBuilding(retry_after(self._left(running)))
+        if not game:
+            raise NotExact(f"Before its last 4 rounds the chances of {rules.variant.id} are sampled from every "
+                           "sheet's turn, which this server has not followed for these rules yet: a stored game's "
+                           "/chances has it done (about a minute); until then play to win needs every player "
+                           "with at most 4 boxes open.")
         others = [b for k, b in under_way.items() if k.endswith(OUTCOMES)]
         if others:  # one at a time: each takes a core for a minute
             raise TableBuilding(retry_after(min(self._left(b) for b in others) + estimate))

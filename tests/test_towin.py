@@ -207,10 +207,23 @@ def test_while_others_play_a_yahtzee_boxs_chance_is_the_games_chance_once_it_is_
 
 
 @pytest.mark.slow
-def test_play_to_win_for_yahtzee_while_others_play_answers_from_the_last_four_rounds(client):
-    from .conftest import built_in_run_folder
+def test_play_to_win_for_yahtzee_while_others_play_answers_all_game_long(client, tmp_path):
+    """In the last four rounds from the exact distributions; before them from the sampled ones, once the server
+    has followed the rule set's turns (a box's chance then is the sampled /chances of the game with that box
+    filled, the same figures); never for ties on the most Yahtzees; and an anonymous ask never starts that
+    work."""
+    import shutil
 
-    built_in_run_folder("yahtzee")
+    from anotador.advice import Tables
+    from anotador.rules import Game
+    from anotador.solver.chances import NotExact, game_chances
+    from anotador.solver.folder import key_of, table_path
+    from anotador.solver.late import LateOutlook
+    from anotador.solver.sampled import SampledOutlook, read_outcomes
+
+    from .conftest import SOLVER_DIR, built_in_run_outcomes
+
+    outcomes = built_in_run_outcomes("yahtzee")
     body = {"variant": "yahtzee", "sheet": YAHTZEE_MINE, "dice": [6, 6, 6, 6, 2], "roll": 2,
             "opponents": [{"sheet": YAHTZEE_RIVAL}]}
     r = advised(client, body)
@@ -218,9 +231,24 @@ def test_play_to_win_for_yahtzee_while_others_play_answers_from_the_last_four_ro
     answer = r.get_json()
     assert answer["to_win"]["method"] == "approximate"
     assert all(0 <= b["chance"] <= 1 for b in answer["boxes"]) and all("chance" in k for k in answer["keeps"])
-    # a sheet with five open (the player's own, or another's): refused as /chances refuses, saying from when
-    early = {k: v for k, v in YAHTZEE_MINE.items() if k != "chance"}
-    for asked in ({**body, "sheet": early}, {**body, "opponents": [{"sheet": early}]}):
-        r = advised(client, asked)
-        assert r.status_code == 501 and r.content_type == "application/problem+json"
-        assert "last 4 rounds" in r.get_json()["detail"] and "has 5 now" in r.get_json()["detail"]
+    # five boxes open and more: sampled, each box's chance the sampled chance of the game it leaves
+    rules = find_variant("yahtzee").rules()
+    solver, V = solved(rules)
+    mine, rival = {"ones": 3, "chance": 22}, {"twos": 6, "yahtzee": 50}
+    early = {**body, "sheet": mine, "opponents": [{"sheet": rival}], "dice": [5, 5, 5, 2, 3]}
+    r = advised(client, early)
+    assert r.status_code == 200, r.get_json()
+    sampled = SampledOutlook(LateOutlook(solver, V), read_outcomes(outcomes, solver, V))
+    points = dict(rules.score_counts(count([5, 5, 5, 2, 3]), False, mine).options)
+    for b in r.get_json()["boxes"]:
+        sheet = {**mine, b["category"]: points.get(b["category"], 0)}
+        game = Game(rules, 2, 0, [sheet, dict(rival)], [{k for k, v in x.items() if v == 0} for x in (sheet, rival)], 3)
+        assert b["chance"] == pytest.approx(game_chances(sampled, game)[0].chance, abs=1e-6), b
+    best = max([b["chance"] for b in r.get_json()["boxes"]] + [k["chance"] for k in r.get_json()["keeps"]])
+    assert r.get_json()["to_win"]["chance"] == best
+    # a server whose folder has the table but not the outcomes: an anonymous ask is told so, and builds nothing
+    shutil.copy(table_path(SOLVER_DIR, key_of(rules)), table_path(str(tmp_path), key_of(rules)))
+    bare = Tables(str(tmp_path), ahead=False)
+    with pytest.raises(NotExact, match="stored game's /chances"):
+        bare.chances_outlook(rules, [mine, rival], "client")
+    assert bare.builds == {}

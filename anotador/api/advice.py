@@ -91,7 +91,7 @@ def _play_to_win(body: dict[str, Any], table, rules, sheet, data, counts, roll: 
                                                "again with fewer boxes open."]}) from None
     else:  # others still play: this decision for the chance, every later one for points (docs/chances.md)
         method = "approximate"
-        outlook = tables().chances_outlook(rules, [sheet, *(s for s, _ in others)], client_key(), early=False)
+        outlook = tables().chances_outlook(rules, [sheet, *(s for s, _ in others)], client_key())
         boxes, keeps = to_win_now(table.solver, table.values, outlook, sheet, earned, others, counts, roll)
     for b in body["boxes"]:
         b["chance"] = _round(boxes[b["category"]])

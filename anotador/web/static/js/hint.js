@@ -114,8 +114,8 @@ export class Hint {
   }
 
   /** The other players' sheets, in the order they play after this one: play to win, exactly once they are all
-   *  full, else as the chances model has it (for the rules whose chances are worked out exactly: the Yahtzee
-   *  family's once they are, in its last rounds; before then they are sampled). Null: points only. */
+   *  full, else as the chances model has it (for the rules whose chances are worked out; the Yahtzee family's
+   *  sampled before its last rounds, once the server has them). Null: points only. */
   opponents() {
     const g = this.game.game;
     if (g.rules.base === "double-cameroon" || g.players.length < 2) return null;
@@ -123,8 +123,7 @@ export class Hint {
     const n = g.players.length;
     const others = Array.from({ length: n - 1 }, (_, k) => g.players[(me + 1 + k) % n]);
     const finished = others.every((p) => Object.values(p.sheet).every((v) => v !== null));
-    const data = this.game.chances.data;
-    const worked = (this.game.variant && this.game.variant.chances_exact) || (data && data.method === "exact");
+    const worked = (this.game.variant && this.game.variant.chances) || this.game.chances.data;
     if (!finished && !worked) return null;
     return others.map((p) => ({ sheet: p.sheet, bonus: (p.bonuses && p.bonuses.yahtzee_bonus) || 0 }));
   }
