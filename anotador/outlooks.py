@@ -30,8 +30,8 @@ from .solver import folder as store
 from .solver.build import OUTCOMES, outcomes_kind
 from .solver.chances import NotExact, Outlook, exact_for
 from .solver.folder import key_of
-from .solver.late import LateOutlook, late_sheets, refused
-from .solver.sampled import SampledOutlook, read_outcomes
+from .solver.late import LateOutlook, late_sheets
+from .solver.sampled import SampledOutlook, read_outcomes, refusal
 
 if TYPE_CHECKING:  # pragma: no cover
     from .advice import Table
@@ -133,7 +133,7 @@ class Outlooks:
         (:class:`~anotador.solver.chances.NotExact`, a 501) before any table is asked for."""
         if exact_for(rules) is None:
             return self.outlook(rules, client, game)
-        why = refused(rules)
+        why = refusal(rules)
         if why is not None:
             raise NotExact(why)
         try:

@@ -15,7 +15,12 @@
    and the rules engine (tests/chances_sim.py); prints each player's exact
    chance, the simulated one, and the difference in standard errors.
 
-    python bench/chances.py [--rounds 3] [--games 2000]
+5. ``--yahtzee REPEATS``: the Yahtzee family before its last rounds, sampled
+   (bench/chances_yahtzee.py --sampled): the outcomes' build in a process of
+   its own, then nine fixed positions' first answer and a poll after a turn
+   (target: under 100 ms), against their 10^6-game reference.
+
+    python bench/chances.py [--rounds 3] [--games 2000] [--yahtzee 5]
 """
 
 from __future__ import annotations
@@ -149,12 +154,19 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--games", type=int, default=2000, help="games per position in the simulation; 0 skips it")
+    parser.add_argument("--yahtzee", type=int, default=0, metavar="REPEATS",
+                        help="the Yahtzee family's sampled chances, each position timed REPEATS times; 0 skips it")
     args = parser.parse_args()
     made = builds(args.rounds)
     speeds(made)
     play_to_win(made)
     if args.games:
         against_simulation(made, args.games)
+    if args.yahtzee:
+        from bench.chances_yahtzee import sampled
+
+        solver = Solver(find_variant("yahtzee").rules())
+        sampled(solver, solver.build(), args.yahtzee)
 
 
 if __name__ == "__main__":

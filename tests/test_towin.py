@@ -165,13 +165,15 @@ def test_behind_with_the_generala_and_the_four_open_the_game_says_keep_the_gener
 
 
 def test_play_to_win_while_others_play_needs_rules_whose_chances_are_worked_out(client):
-    r = client.post("/api/v1/advice", json={"variant": "yahtzee", "sheet": {}, "dice": [5, 5, 5, 5, 5], "roll": 3,
+    """Yahtzee whose ties go to the most Yahtzees: refused before any table is asked for (no build starts)."""
+    ties = {"base": "yahtzee", "tie_break": "most_generalas"}
+    r = client.post("/api/v1/advice", json={"rules": ties, "sheet": {}, "dice": [5, 5, 5, 5, 5], "roll": 3,
                                             "opponents": [{"sheet": {"ones": 3}}]})
-    assert r.status_code in (501, 503), r.get_json()  # 503 while Yahtzee's table is still being built
-    assert r.content_type == "application/problem+json"
+    assert r.status_code == 501, r.get_json()
+    assert r.content_type == "application/problem+json" and "most generalas" in r.get_json()["detail"]
 
 
-# -- the Yahtzee family: while others play, from its last four rounds --------------------------------------------
+# -- the Yahtzee family: while others play, sampled before its last four rounds and exact in them ---------------
 
 YAHTZEE_MINE = {"ones": 2, "twos": 6, "threes": 9, "fours": 12, "fives": 15, "three_of_a_kind": 22,
                 "small_straight": 30, "chance": 23, "yahtzee": 0}  # 139; the sixes, four, full and large open

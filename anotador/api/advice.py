@@ -16,6 +16,8 @@ from ..advice import tables
 from ..errors import ValidationProblem
 from ..rules import RulesError
 from ..rules.errors import NoFreeBoxError
+from ..solver.chances import NotExact
+from ..solver.sampled import refusal
 from ..solver.towin import TooMuchToWeigh, to_win, to_win_now
 from ..schemas import AdviceRequestSchema, FastLoader
 from ..solver.advise import advise, judge_game
@@ -52,6 +54,10 @@ def advice():
         sheet = rules.check_sheet(data["sheet"])
     except RulesError as exc:
         raise rules_error(exc) from None
+    others = _opponents(rules, data["opponents"]) if "opponents" in data and rules.boxes_per_turn == 1 else None
+    why = refusal(rules) if others and not all(len(s) == len(rules.boxes) for s, _ in others) else None
+    if why is not None:  # play to win while others play reads the chances: refused before any table is asked for
+        raise NotExact(why)
     table = tables().get(rules, client_key())
     found = advise(table.solver, table.values, sheet, counts, roll, data.get("limit", 10))
     body: dict[str, Any] = {"variant": rules.variant.id}
@@ -67,7 +73,7 @@ def advice():
     body["best"] = {**found.best, "expected": _round(found.best["expected"])}
     body["instant_win"] = found.instant_win
     if "opponents" in data:
-        _play_to_win(body, table, rules, sheet, data, counts, roll)
+        _play_to_win(body, table, rules, sheet, others, data.get("bonus", 0), counts, roll)
     return jsonify(body)
 
 
@@ -75,13 +81,11 @@ def advice():
 MAX_OPPONENTS = 11
 
 
-def _play_to_win(body: dict[str, Any], table, rules, sheet, data, counts, roll: int) -> None:
+def _play_to_win(body: dict[str, Any], table, rules, sheet, others, earned: int, counts, roll: int) -> None:
     """Each option's chance of winning beside its expected total, and the move that plays to win (``to_win``)."""
     if rules.boxes_per_turn > 1:
         raise ValidationProblem({"opponents": [f"{rules.variant.id} fills two boxes a turn: play to win is for "
                                                "one-box variants."]})
-    others = _opponents(rules, data["opponents"])
-    earned = data.get("bonus", 0)
     if all(len(s) == len(rules.boxes) for s, _ in others):
         method = "exact"
         try:

@@ -78,7 +78,12 @@ def sampled_for(rules: "RuleSet") -> bool:
 def worked_out(rules: "RuleSet") -> bool:
     """Whether a game's chances are worked out for this rule set at every point of the game: exactly
     (:func:`.chances.exact_for`), or sampled before the last rounds (:func:`sampled_for`)."""
-    return exact_for(rules) is None or sampled_for(rules)
+    return refusal(rules) is None
+
+
+def refusal(rules: "RuleSet") -> str | None:
+    """Why a game's chances are not worked out for this rule set at all, or None when they are."""
+    return None if exact_for(rules) is None else refused(rules)
 
 
 def write_outcomes(path: str, solver: Solver, V: np.ndarray, progress: Callable[[int], None] | None = None) -> int:
