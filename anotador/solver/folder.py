@@ -37,6 +37,9 @@ import time
 import weakref
 from typing import TYPE_CHECKING, NamedTuple
 
+# the frame of the folder's files (anotador.solver.header) and its errors, under the folder's names too
+from .header import ALIGN, HEADER_MAX, BadTable, CorruptTable, NotATable, OtherTable  # noqa: F401
+from .header import header_bytes, read_header
 from .solve import SOLVER_VERSION
 from .space import Space
 
@@ -67,10 +70,6 @@ FORMAT = 2
 #: What rate.json's states per second count: rates of releases that counted every state, reachable or
 #: not (about twice as many for Yahtzee), would promise builds twice as fast as they are.
 COUNTED = "reachable"
-#: The values start at a multiple of this (a page): the file maps straight into memory.
-ALIGN = 4096
-#: The most a header may take (a rule set's spec is a few KiB at most).
-HEADER_MAX = 1 << 16
 #: Bytes of a progress record: written in place, whole, by one pwrite.
 PROGRESS_BYTES = 64
 AHEAD = "ahead.lock"
@@ -123,22 +122,6 @@ def table_path(folder: str, key: str) -> str:
     return os.path.join(folder, key + TABLE)
 
 
-class BadTable(ValueError):
-    """A table file that cannot be used; the subclass says why."""
-
-
-class NotATable(BadTable):
-    """The file is not a table of this format (another program's, or truncated in its header)."""
-
-
-class OtherTable(BadTable):
-    """A sound table, but of another rule set, format or solver version."""
-
-
-class CorruptTable(BadTable):
-    """The header is sound, but the values are not the ones it names: the wrong length or checksum."""
-
-
 def write_table(f, values, rules: "RuleSet") -> None:
     """Write a table to the open binary file ``f``: the magic line, a JSON header, zeros up to a page, values.
 
@@ -150,10 +133,7 @@ def write_table(f, values, rules: "RuleSet") -> None:
     header = {"format": FORMAT, "solver": SOLVER_VERSION, "key": key_of(rules), "variant": rules.variant.id,
               "rules": rules.spec(), "dtype": "<f8", "states": int(payload.shape[0]),
               "sha256": hashlib.sha256(memoryview(payload)).hexdigest(), "expected_score": float(payload[0])}
-    head = MAGIC + json.dumps(header, sort_keys=True, separators=(",", ":")).encode() + b"\n"
-    if len(head) > HEADER_MAX:
-        raise ValueError(f"a table's header takes {len(head)} bytes, more than {HEADER_MAX}")
-    f.write(head.ljust(_values_at(len(head)), b"\0"))
+    f.write(header_bytes(MAGIC, header))
     f.write(memoryview(payload))
 
 
@@ -162,25 +142,9 @@ def read_table(path: str, rules: "RuleSet"):
     against ``rules``; else :class:`NotATable`, :class:`OtherTable` or :class:`CorruptTable` (and OSError)."""
     import numpy as np
 
-    with open(path, "rb") as f:
-        head = f.read(HEADER_MAX)
-        size = os.fstat(f.fileno()).st_size
-    end = head.find(b"\n", len(MAGIC))
-    if not head.startswith(MAGIC) or end < 0:
-        raise NotATable(f"{path} is not a table")
-    try:
-        header = json.loads(head[len(MAGIC):end])
-    except ValueError:
-        raise NotATable(f"{path} has no readable header") from None
-    if not isinstance(header, dict):
-        raise NotATable(f"{path} has no readable header")
     wanted = {"format": FORMAT, "solver": SOLVER_VERSION, "key": key_of(rules), "dtype": "<f8",
               "states": states_of(rules)}
-    other = {k: header.get(k) for k, v in wanted.items() if header.get(k) != v}
-    if other:
-        raise OtherTable(f"{path} is another table: " + ", ".join(f"{k} {v!r}, not {wanted[k]!r}"
-                                                                   for k, v in other.items()))
-    start = _values_at(end + 1)
+    header, start, size = read_header(path, MAGIC, wanted, "a table", "another table")
     if size != start + 8 * wanted["states"]:
         raise CorruptTable(f"{path} holds {size} bytes, not {start + 8 * wanted['states']}")
     values = np.memmap(path, dtype="<f8", mode="r", offset=start, shape=(wanted["states"],))
@@ -188,10 +152,6 @@ def read_table(path: str, rules: "RuleSet"):
         raise CorruptTable(f"{path}'s values do not match their checksum")
     # a plain array over the same mapped pages: numpy's memmap wraps every index in Python (2-3 us a lookup)
     return values.view(np.ndarray)
-
-
-def _values_at(header_bytes: int) -> int:
-    return -(-header_bytes // ALIGN) * ALIGN
 
 
 def lock_path(folder: str, key: str) -> str:

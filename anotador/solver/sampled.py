@@ -20,7 +20,7 @@ only the sheet of the player who moved.
 The file (``<table key>.outcomes.table`` in the advisor's folder, written by
 :func:`.build.build_outcomes`)::
 
-    ANOTADOR OUTCOMES\\n{header JSON}\\n   zeros up to a page (ALIGN)
+    ANOTADOR OUTCOMES\\n{header JSON}\\n   zeros up to a page (:mod:`.header`)
     slots    int64 x states     each state's first record << SLOTS_BITS | its number of records
     records  RECORD x outcomes  each state's alias table (:func:`alias_records`): slot i holds the
              state's outcome i (the state after it; the box's points and the roll's bonus), the
@@ -34,7 +34,6 @@ formats and the sha256 of both parts, checked when a worker loads the file.
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 from typing import TYPE_CHECKING, Callable, Mapping, Sequence
 
@@ -43,7 +42,8 @@ import numpy as np
 from ..lru import LRU
 from . import forward
 from .chances import Prospect, exact_for
-from .folder import ALIGN, HEADER_MAX, CorruptTable, NotATable, OtherTable, key_of
+from .folder import key_of
+from .header import CorruptTable, NotATable, header_bytes, read_header
 from .late import LATE_OPEN, LateOutlook, refused
 from .solve import SOLVER_VERSION, Solver
 
@@ -90,7 +90,7 @@ def write_outcomes(path: str, solver: Solver, V: np.ndarray, progress: Callable[
     """Follow every reachable state's turn and write the outcomes file to ``path`` (a temporary file beside it,
     then a rename); the number of outcomes. Holds a batch at a time: the records go to disk as they come."""
     space, rules = solver.space, solver.rules
-    slots = np.zeros(space.size, dtype=np.int64)
+    slots = np.zeros(space.size, dtype="<i8")
     done = count = 0
     tmp = f"{path}.{os.getpid()}.tmp"
     digest = hashlib.sha256()
@@ -111,11 +111,10 @@ def write_outcomes(path: str, solver: Solver, V: np.ndarray, progress: Callable[
         header = {"format": FORMAT, "solver": SOLVER_VERSION, "key": key_of(rules), "variant": rules.variant.id,
                   "rules": rules.spec(), "states": int(space.size), "outcomes": count,
                   "records": _dtype_spec(RECORD), "records_sha256": digest.hexdigest(),
-                  "slots_sha256": hashlib.sha256(memoryview(slots.astype("<i8"))).hexdigest()}
+                  "slots_sha256": hashlib.sha256(memoryview(slots)).hexdigest()}
         with open(tmp, "wb") as out:
-            head = _head(header)
-            out.write(head.ljust(_aligned(len(head)), b"\0"))
-            out.write(memoryview(slots.astype("<i8")))
+            out.write(header_bytes(MAGIC, header))
+            out.write(memoryview(slots))
             records.seek(0)
             while chunk := records.read(1 << 22):
                 out.write(chunk)
@@ -178,14 +177,6 @@ def _dtype_spec(dtype: np.dtype) -> list:
     return [[name, dtype.fields[name][0].str] for name in dtype.names]
 
 
-def _head(header: dict) -> bytes:
-    return MAGIC + json.dumps(header, sort_keys=True, separators=(",", ":")).encode() + b"\n"
-
-
-def _aligned(n: int) -> int:
-    return -(-n // ALIGN) * ALIGN
-
-
 def _copy(out, chunk, digest) -> None:
     out.write(chunk)
     digest.update(chunk)
@@ -223,25 +214,13 @@ def read_outcomes(path: str, solver: Solver, V: np.ndarray) -> Outcomes:
     rule set; else :class:`~.folder.NotATable`, :class:`~.folder.OtherTable` or :class:`~.folder.CorruptTable`
     (and OSError)."""
     rules = solver.rules
-    with open(path, "rb") as f:
-        head = f.read(HEADER_MAX)
-        size = os.fstat(f.fileno()).st_size
-    end = head.find(b"\n", len(MAGIC))
-    if not head.startswith(MAGIC) or end < 0:
-        raise NotATable(f"{path} is not an outcomes file")
-    try:
-        header = json.loads(head[len(MAGIC):end])
-    except ValueError:
-        raise NotATable(f"{path} has no readable header") from None
-    if not isinstance(header, dict) or not isinstance(header.get("outcomes"), int):
-        raise NotATable(f"{path} has no readable header")
     wanted = {"format": FORMAT, "solver": SOLVER_VERSION, "key": key_of(rules), "states": solver.space.size,
               "records": _dtype_spec(RECORD)}
-    other = {k: header.get(k) for k, v in wanted.items() if header.get(k) != v}
-    if other:
-        raise OtherTable(f"{path} is another rule set's or format's outcomes: " +
-                         ", ".join(f"{k} {v!r}, not {wanted[k]!r}" for k, v in other.items()))
-    states, outcomes, start = wanted["states"], header["outcomes"], _aligned(end + 1)
+    header, start, size = read_header(path, MAGIC, wanted, "an outcomes file",
+                                      "another rule set's or format's outcomes")
+    if not isinstance(header.get("outcomes"), int):
+        raise NotATable(f"{path} has no readable header")
+    states, outcomes = wanted["states"], header["outcomes"]
     if size != start + 8 * states + RECORD.itemsize * outcomes:
         raise CorruptTable(f"{path} holds {size} bytes, not {start + 8 * states + RECORD.itemsize * outcomes}")
     slots = np.memmap(path, dtype="<i8", mode="r", offset=start, shape=(states,)).view(np.ndarray)
