@@ -45,7 +45,7 @@ from .sheets.rate import Quota
 from .rules import RuleSet
 from .solver import Solver
 from .solver import folder as store
-from .outlooks import Outlooks, Spawned, TableBuilding, retry_after
+from .outlooks import Outlooks, Spawned, TableBuilding, read_or_set_aside, retry_after
 from .solver.build import ABANDONED, BUILT, BUSY, OUTCOMES, build, builtin_rules, kind_of
 from .solver.folder import key_of
 
@@ -277,23 +277,10 @@ class Tables(Outlooks):
                     log.error("building the advisor's table %s failed (exit %s)", key, code)
 
     def _load(self, key: str, rules: RuleSet) -> Table | None:
-        path = self.path(key)
-        if not os.path.exists(path):
-            return None
-        try:
-            values = store.read_table(path, rules)
-        except (OSError, store.BadTable) as e:
-            log.warning("the advisor's table %s cannot be used (%s): building it again", path, e)
-            try:
-                os.replace(path, path + ".bad")
-            except OSError:
-                pass
+        values = read_or_set_aside(self.path(key), lambda path: store.read_table(path, rules), "the advisor's table")
+        if values is None:
             return None
         table = Table(Solver(rules), values)
-        try:
-            os.utime(path)  # used now: the folder keeps the tables used last
-        except OSError:
-            pass
         self.memory.put(key, table)
         self._prune()
         return table

@@ -67,6 +67,27 @@ class Spawned(NamedTuple):
     build: store.Build
 
 
+def read_or_set_aside(path: str, read, what: str):
+    """``read(path)`` of a file of the folder, marked used now (the folder keeps those used last); None when it
+    is missing, or when it cannot be used: then it is set aside (``.bad``) and logged, to be built again."""
+    if not os.path.exists(path):
+        return None
+    try:
+        found = read(path)
+    except (OSError, store.BadTable) as e:
+        log.warning("%s %s cannot be used (%s): building it again", what, path, e)
+        try:
+            os.replace(path, path + ".bad")
+        except OSError:
+            pass
+        return None
+    try:
+        os.utime(path)
+    except OSError:
+        pass
+    return found
+
+
 class Outlooks:
     """The outlooks part of :class:`~anotador.advice.Tables` (its tables, builds and folder)."""
 
@@ -154,24 +175,13 @@ class Outlooks:
         if found is not None:
             return found
         late = self.late_outlook(rules, client, game)  # the table first
-        path = self.path(key)
-        if os.path.exists(path):
-            try:
-                found = SampledOutlook(late, read_outcomes(path, late.solver, late.V))
-            except (OSError, store.BadTable) as e:
-                log.warning("the outcomes %s cannot be used (%s): building them again", path, e)
-                try:
-                    os.replace(path, path + ".bad")
-                except OSError:
-                    pass
-            else:
-                self.sampled.put(key, found)
-                try:
-                    os.utime(path)  # used now: the folder keeps the outcomes used last
-                except OSError:
-                    pass
-                self._prune()
-                return found
+        outcomes = read_or_set_aside(self.path(key), lambda path: read_outcomes(path, late.solver, late.V),
+                                     "the outcomes")
+        if outcomes is not None:
+            found = SampledOutlook(late, outcomes)
+            self.sampled.put(key, found)
+            self._prune()
+            return found
         under_way = self._under_way()
         estimate = store.seconds_left(self.folder, outcomes_kind(rules), store.states_of(rules))
         running = under_way.get(key)
