@@ -86,3 +86,49 @@ def test_without_the_table_of_patterns_the_numbers_are_the_same(monkeypatch):
         states = quick.states(closed)
         assert np.array_equal(quick.index(*states), ranked.index(*states))
     assert quick.index(5, 3, 0) == ranked.index(5, 3, 0)  # one state, as advice asks
+
+
+# -- states alike: a build solves one of each (Space.alike) ---------------------------------------------------
+
+
+def _yahtzee_state(space: Space, open_ids: set[str], u: int, flags: int = 0):
+    mask = sum(1 << i for i, b in enumerate(space.rules.boxes) if b.id not in open_ids)
+    return np.array([mask]), np.array([u]), np.array([flags])
+
+
+@pytest.mark.parametrize("open_ids, u1, u2, alike", [
+    ({"sixes", "chance"}, 40, 41, True),      # sixes add 0, 6, ..., 30: needing 23 or 22, only 24 and 30 do
+    ({"sixes", "chance"}, 38, 39, False),     # needing 25 (30 only) or 24 (24 and 30)
+    ({"ones", "chance"}, 10, 20, True),       # out of reach either way
+    ({"ones", "chance"}, 58, 59, False),      # needing 5 or 4: four ones reach only the second
+    ({"chance", "yahtzee"}, 63, 63, True),    # the same state
+    ({"chance", "yahtzee"}, 0, 63, False),    # no upper box left: the bonus is earned or not
+])
+def test_subtotals_are_alike_when_the_same_futures_earn_the_bonus(open_ids, u1, u2, alike):
+    space = Space(find_variant("yahtzee").rules())
+    k1 = space.alike(*_yahtzee_state(space, open_ids, u1))
+    k2 = space.alike(*_yahtzee_state(space, open_ids, u2))
+    assert (k1 == k2).all() == alike
+
+
+def test_states_alike_have_the_same_value_as_if_each_were_solved():
+    """Yahtzee's last three turns built (one state of each key solved) and solved state by state: the same
+    values, and alike states equal to the bit."""
+    from anotador.solver import Solver
+
+    solver = Solver(find_variant("yahtzee").rules())
+    space = solver.space
+    V = solver.build(turns=3)
+    merged = 0
+    for closed in range(space.nb - 1, space.nb - 4, -1):
+        mask, u, flags = space.states(closed)
+        key = space.alike(mask, u, flags)
+        merged += len(key) - len(np.unique(key))
+        mine = V[space.index(mask, u, flags)]
+        each = np.concatenate([solver.turn(V, mask[i:i + 64], u[i:i + 64], flags[i:i + 64]).value
+                               for i in range(0, len(mask), 64)])
+        np.testing.assert_allclose(mine, each, rtol=0, atol=1e-11)
+        order = np.argsort(key, kind="stable")
+        same = key[order][1:] == key[order][:-1]
+        assert np.array_equal(mine[order][1:][same], mine[order][:-1][same])
+    assert merged > 5_000  # many of these levels' states are another's twin

@@ -9,7 +9,7 @@ here depends only on the number of dice, so it is built once per size.
 from __future__ import annotations
 
 from functools import cache, cached_property
-from math import factorial
+from math import factorial, prod
 
 import numpy as np
 
@@ -61,7 +61,7 @@ class Scratch:
         """An uninitialised float array of ``shape``: ``scratch``'s buffer ``name``, or a new one."""
         if scratch is None:
             return np.empty(shape)
-        size = int(np.prod(shape))
+        size = prod(shape)
         buffer = scratch._buffers.get(name)
         if buffer is None or buffer.size < size:
             buffer = scratch._buffers[name] = np.empty(max(size, 2 * (0 if buffer is None else buffer.size)))

@@ -425,7 +425,13 @@ class Solver:
         scratch = Scratch()
         for closed in range(space.nb - step, last - 1, -step):
             for mask, u, flags in space.batches(closed, chunk):
-                V[space.index(mask, u, flags)] = self.turn(V, mask, u, flags, scratch).value
+                if space.sections:  # one state of each kind the subtotals make alike (Space.alike) is solved
+                    _, first, alike = np.unique(space.alike(mask, u, flags), return_index=True,
+                                                return_inverse=True)
+                    value = self.turn(V, mask[first], u[first], flags[first], scratch).value[alike]
+                else:
+                    value = self.turn(V, mask, u, flags, scratch).value
+                V[space.index(mask, u, flags)] = value
                 if progress is not None:
                     done += len(mask)
                     progress(done)
