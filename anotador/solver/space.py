@@ -71,7 +71,7 @@ class Space:
                 ranks[s, reach] = np.arange(len(reach))
                 counts[s] = len(reach)
             self._digits.append((subset * (threshold + 1), ranks.ravel(), counts[subset]))
-            self._fates.append(self._fate(members, threshold))
+            self._fates.append(self._fate(i, members, threshold))
             count *= counts[subset]
         held_subset = sum(((masks >> b) & 1) << j for j, b in enumerate(self.held)) if self.held else masks * 0
         self._flag_values = [self._flags_of(sum(1 << b for j, b in enumerate(self.held) if s >> j & 1))
@@ -100,17 +100,15 @@ class Space:
                                            - self._start[m] for m in first.tolist()])
             self._row = which.astype(np.int64) * len(uf)
 
-    def _fate(self, members: list[int], threshold: int) -> np.ndarray:
+    def _fate(self, section: int, members: list[int], threshold: int) -> np.ndarray:
         """By (subset of the section's boxes closed) x digit: how many of the sums its open boxes can still
         add fall short of the threshold. The sums that reach it are the rest, so two digits with the same
         count earn the bonus after exactly the same futures: see :meth:`alike`."""
         fate = np.zeros((1 << len(members), threshold + 1), dtype=np.int64)
         for s in range(1 << len(members)):
-            sums = {0}
-            for j, b in enumerate(members):
-                if not s >> j & 1:
-                    sums = {min(threshold, t + p) for t in sums for p in self.possible[b]}
-            fate[s] = np.searchsorted(sorted(sums), threshold - np.arange(threshold + 1))
+            still_open = sum(1 << b for j, b in enumerate(members) if not s >> j & 1)
+            # what the open boxes can add is what they would make closed: the same capped sums
+            fate[s] = np.searchsorted(self._subtotals(section, still_open), threshold - np.arange(threshold + 1))
         return fate.ravel()
 
     def alike(self, mask, u, flags) -> np.ndarray:
@@ -119,7 +117,7 @@ class Space:
         A subtotal matters only through its section's bonus at the end. Two subtotals after which the same
         sums still to come reach the threshold (both out of reach, both reached, or a last box that can only
         add 0 or 24 needing 22 or 23) have the same future: every move leads both to states alike again, and
-        the last one pays both the same bonus. A build solves one state of each key (a third of a Yahtzee
+        the last one pays both the same bonus. A build solves one state of each key (two fifths of a Yahtzee
         table's states are another's twin) and the others copy its value, bit for bit what they would get."""
         mask = np.asarray(mask)
         key = mask
