@@ -76,12 +76,12 @@ class YahtzeeJoker:
     @staticmethod
     def first_free(order: tuple[tuple[int, ...], ...], free: int) -> int:
         """The free boxes of the first group in ``order`` that has one (none when no group has), as bits of box
-        indices, ``free`` too: where a forced joker may go (a solver asks it of every sheet at once)."""
+        indices, ``free`` too: where a forced joker may go. ``free`` may be an array of them (a solver asks for
+        every sheet of a batch at once)."""
+        found = free & 0  # an int, or numpy's integers (many sheets at once): the same steps for each
         for group in order:
-            found = free & sum(1 << i for i in group)
-            if found:
-                return found
-        return 0
+            found = found | (free & sum(1 << i for i in group)) * (found == 0)
+        return found
 
     @classmethod
     def _first_free(cls, order: tuple[tuple[int, ...], ...], free: Sequence[int]) -> frozenset[int]:

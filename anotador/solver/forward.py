@@ -112,11 +112,7 @@ def _special(solver: Solver, V: np.ndarray, mask, u, flags) -> tuple[np.ndarray,
     """The box, points and bonus of each special roll (special x states), weighed as
     :meth:`Solver._special_every_one` weighs them (:meth:`Solver.special_boxes`: its points plus the value after),
     the first box in sheet order among equals."""
-    points, bonus, each = solver.special_boxes(V, mask, u, flags, False)
-    best = np.full(bonus.shape, NEG)
-    box = np.zeros(best.shape, dtype=np.int64)
-    for b, every in each:
-        better = every > best
-        best[better], box[better] = every[better], b
+    points, bonus, values = solver.special_boxes(V, mask, u, flags, False)
+    box = values.argmax(axis=2)  # the first box in sheet order among equals
     chosen = np.maximum(np.take_along_axis(points, box[:, :, None], axis=2)[:, :, 0], 0)
     return box.T, chosen.T, bonus.T.astype(np.int64)

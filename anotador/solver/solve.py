@@ -52,6 +52,9 @@ GROUP = 5
 #: States per batch, for five dice (ten dice: as many floats a row, so fewer states): a batch's arrays stay
 #: near 8 MiB, a build's peak memory under 64 MiB; 4096 was no faster and took 100 MiB more (bench/advice.py).
 CHUNK = 512
+#: States whose keeps a build weighs at once: a keep's and a roll's rows of 256 states (2 KB each) keep the
+#: lattice's arrays in a core's cache, where 512 spill (a best keep 20 % slower a state, bench/advice.py).
+LATTICE = 256
 NEG = -np.inf
 #: Ten dice: states whose splits are weighed at once (a state's pairs of groups are 63,504 floats, 0.5 MB).
 SPLITS = 4
@@ -96,11 +99,22 @@ class Solver:
         self.special = np.array([i for i, r in enumerate(rolls) if rules.depends_on_sheet(r)], dtype=np.int64)
         self.watched = {r: [rules.index[b] for b in rules.watched(rolls[r])] for r in self.special.tolist()}
         self._judged: dict[tuple[int, bool, tuple[int, ...]], tuple] = {}
-        self._watching = sorted({b for boxes in self.watched.values() for b in boxes})
-        self._rows_kept: dict[tuple[bool, tuple[int, ...]], tuple] = {}
+        # each special roll's watched boxes as bits, one column each (padded with 0: no box)
+        width = max([len(self.watched[r]) for r in self.special.tolist()], default=0)
+        self._watched_bits = np.array([[1 << b for b in self.watched[r]] + [0] * (width - len(self.watched[r]))
+                                       for r in self.special.tolist()], dtype=np.int64).reshape(len(self.special), width)
+        self._kinds: dict[bool, tuple] = {}
         self._points_kept: dict[tuple[bool, int, int], tuple[np.ndarray, np.ndarray]] = {}
         self._special_boxes = np.tile(np.arange(len(rules.boxes)), len(self.special))
         self.pairs = self._pairs() if rules.boxes_per_turn == 2 else None
+        # Per box with one next state (it moves no subtotal, holds no flag), the rolls scoring more than its least
+        # points, where they are under half the rolls (a Yahtzee's 6, a full house's 30): :meth:`now_by_roll`.
+        self._few = {}
+        for served in (False, True):
+            single = [b for b in range(self.space.nb) if b not in self.space.held_bit
+                      and not any(b in boxes for boxes, _, _ in self.space.sections)]
+            more = {b: np.flatnonzero(self.rows[served][:, b] > self.rows[served][:, b].min()) for b in single}
+            self._few[served] = {b: m for b, m in more.items() if len(m) < len(rolls) // 2}
         # One state at a time (advice): every (box, points) a roll can take, in one flat list per served,
         # and for every roll and box where its points sit in that list.
         self.entries = {}
@@ -128,22 +142,35 @@ class Solver:
         batch's states at once, contiguous, so numpy streams it rather than gathers columns."""
         out = Scratch.array(scratch, f"now {served}", (self.rows[served].shape[0], len(mask)))
         out.fill(NEG)
-        for _, each in self.each_box(V, mask, u, flags, served, scratch):
+        few = self._few[served]
+        for _, each in self.each_box(V, mask, u, flags, served, scratch, skip=few):
             np.maximum(out, each, out=out)
+        if few:  # a box with one next state: every roll is worth at least its least points there, most no more
+            space, rows = self.space, self.rows[served]
+            least = np.full(len(mask), NEG)
+            after = {}
+            for b in few:
+                after[b] = V[space.close(mask, u, flags, b, 0)]
+                after[b][(mask >> b) & 1 == 1] = NEG
+                np.maximum(least, after[b] + rows[:, b].min(), out=least)
+            np.maximum(out, least, out=out)
+            for b, more in few.items():  # the few rolls that score more there
+                out[more] = np.maximum(out[more], after[b] + rows[more, b, None])
         if len(self.special):
             out[self.special] = self._special(V, mask, u, flags, served).T
         return out
 
-    def each_box(self, V: np.ndarray, mask, u, flags, served: bool, scratch: Scratch | None = None):
-        """For each box free in some state of the batch, in sheet order: ``(box, values)``, each roll's points
-        there plus the value after (rolls x states; -inf where the box is taken; special rolls as plain ones).
-        ``values`` is one buffer, overwritten by the next box."""
+    def each_box(self, V: np.ndarray, mask, u, flags, served: bool, scratch: Scratch | None = None,
+                 skip=()):
+        """For each box free in some state of the batch, in sheet order (but ``skip``): ``(box, values)``, each
+        roll's points there plus the value after (rolls x states; -inf where the box is taken; special rolls as
+        plain ones). ``values`` is one buffer, overwritten by the next box."""
         space = self.space
         rows = self.rows[served]
         each = Scratch.array(scratch, "each box", (rows.shape[0], len(mask)))
         for b in range(space.nb):
             closed = (mask >> b) & 1 == 1
-            if closed.all():
+            if b in skip or closed.all():
                 continue
             vals, inv = self.values[served][b]
             after = V[space.close(mask[None, :], u[None, :], flags[None, :], b, vals[:, None].astype(np.int64))]
@@ -152,7 +179,7 @@ class Solver:
                 np.add(after, rows[:, b, None], out=each)
             else:  # the points added once per distinct value, not once per roll: the same sums
                 np.add(after, vals[:, None], out=after)
-                np.take(after, inv, axis=0, out=each)
+                after.take(inv, axis=0, out=each)
             yield b, each
 
     def _now_one(self, V: np.ndarray, mask: int, u: int, flags: int, served: bool) -> np.ndarray:
@@ -219,41 +246,59 @@ class Solver:
         return found
 
     def _special_made(self, served: bool, mask: int, flags: int) -> tuple[np.ndarray, np.ndarray]:
-        """:meth:`_special_points`, worked out: each roll's judgement (kept per state of the boxes it watches)
-        on the free boxes, a forced joker on the free ones of the first group of its order that has one
-        (:meth:`RuleSet.first_free`, as :meth:`RuleSet.place` places it)."""
-        space = self.space
-        rows, bonus, ordered = self._special_rows(served, space.sheet_of(mask, flags))
-        boxes = np.arange(space.nb)
-        points = np.where((mask >> boxes) & 1 == 1, -1, rows)
-        free = ~mask & ((1 << space.nb) - 1)
-        for j, (row, order, _, _) in ordered:
-            allowed = self.rules.first_free(order, free)
-            points[j] = np.where((allowed >> boxes) & 1 == 1, row, -1)
-        return points, bonus
+        """:meth:`_special_points`, worked out (:meth:`_special_many` for one sheet)."""
+        points, bonus = self._special_many(served, np.array([mask]), np.array([flags]))
+        return points[0], bonus[0]
+
+    def _special_many(self, served: bool, mask: np.ndarray, flags: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """:meth:`_special_points` for many sheets (closed boxes, held flags) at once (sheets x special x boxes,
+        sheets x special): each roll's judgement on the free boxes, a forced joker on the free ones of the first
+        group of its order that has one (:meth:`RuleSet.first_free`, as :meth:`RuleSet.place` places it)."""
+        rows, bonus, orders, which = self._judged_kinds(served)
+        kind = np.zeros((len(mask), len(self.special)), dtype=np.int64)
+        for i, bits in enumerate(self._watched_bits.T):  # each roll's watched boxes, closed or not
+            kind |= ((mask[:, None] & bits) != 0) << i
+        kind = kind * self.space.F + flags[:, None]
+        free = ~mask & ((1 << self.space.nb) - 1)
+        allowed = np.broadcast_to(free[:, None], kind.shape).copy()  # where each roll may go, as bits
+        order_of = which[np.arange(len(self.special)), kind]
+        for o, order in enumerate(orders):  # forced jokers, by their order
+            these = order_of == o
+            if these.any():
+                allowed[these] = self.rules.first_free(order, np.broadcast_to(free[:, None], kind.shape)[these])
+        points = np.where((allowed[:, :, None] >> np.arange(self.space.nb)) & 1 == 1,
+                          rows[np.arange(len(self.special)), kind], -1)
+        return points, bonus[np.arange(len(self.special)), kind]
+
+    def _judged_kinds(self, served: bool):
+        """Every special roll's judgement in each state of the boxes it watches (special x kinds, a kind the bits
+        of its watched boxes closed, then the flags): its points per box, its bonus, the index of its forced
+        joker's order in the list of them (-1: any free box), and that list. Asked of the engine once."""
+        found = self._kinds.get(served)
+        if found is None:
+            space, width = self.space, self._watched_bits.shape[1]
+            count = (1 << width) * space.F
+            rows = np.zeros((len(self.special), count, space.nb), dtype=np.int64)
+            bonus = np.zeros((len(self.special), count))
+            which = np.full((len(self.special), count), -1, dtype=np.int64)
+            orders: list[tuple] = []
+            for j, r in enumerate(self.special.tolist()):
+                for kind in range(count):
+                    closed, flags = divmod(kind, space.F)
+                    mask = sum(int(bits) for i, bits in enumerate(self._watched_bits[j]) if closed >> i & 1)
+                    row, order, _, bonus[j, kind] = self._judgement(r, served, space.sheet_of(mask, flags))
+                    rows[j, kind] = row
+                    if order is not None:
+                        if order not in orders:
+                            orders.append(order)
+                        which[j, kind] = orders.index(order)
+            found = self._kinds[served] = (rows, bonus, orders, which)
+        return found
 
     def _held(self, sheet: Mapping[str, int], boxes: list[int]) -> tuple[int, ...]:
         """Each of ``boxes`` on ``sheet``: 0 free, 1 holding 0, 2 holding points (what a judgement reads)."""
         ids = self.rules.boxes
         return tuple(0 if ids[b].id not in sheet else 1 if sheet[ids[b].id] == 0 else 2 for b in boxes)
-
-    def _special_rows(self, served: bool, sheet: Mapping[str, int]):
-        """Every special roll's points in every box on ``sheet`` and its bonus, and the forced jokers among
-        them (index, judgement): kept per state of the boxes they watch, the only part of a sheet they read."""
-        key = (served, self._held(sheet, self._watching))
-        found = self._rows_kept.get(key)
-        if found is None:
-            rows, bonus, ordered = [], [], []
-            for j, r in enumerate(self.special.tolist()):
-                judgement = self._judgement(r, served, sheet)
-                if served and judgement[2]:  # wins on the spot: valued as the same dice thrown later
-                    judgement = self._judgement(r, False, sheet)
-                rows.append(judgement[0])
-                bonus.append(judgement[3])
-                if judgement[1] is not None:
-                    ordered.append((j, judgement))
-            found = self._rows_kept[key] = (np.array(rows, dtype=np.int64), np.array(bonus, dtype=float), ordered)
-        return found
 
     def _judgement(self, r: int, served: bool, sheet: Mapping[str, int]) -> tuple:
         """The engine's judgement of special roll ``r`` on ``sheet`` (:meth:`RuleSet.judge`), kept per state
@@ -261,38 +306,26 @@ class Solver:
         key = (r, served, self._held(sheet, self.watched[r]))
         judgement = self._judged.get(key)
         if judgement is None:
-            judgement = self._judged[key] = self.rules.judge(self.group.rolls[r], served, sheet)
+            judgement = self.rules.judge(self.group.rolls[r], served, sheet)
+            if served and judgement[2]:  # wins on the spot: valued as the same dice thrown later
+                judgement = self._judgement(r, False, sheet)
+            self._judged[key] = judgement
         return judgement
 
     def _special(self, V: np.ndarray, mask, u, flags, served: bool) -> np.ndarray:
         """The rolls whose scoring looks at the sheet, scored by the engine in each context."""
-        _, bonus, each = self.special_boxes(V, mask, u, flags, served)
-        out = np.full(bonus.shape, NEG)
-        for _, values in each:
-            out = np.maximum(out, values)
-        return out + bonus
+        _, bonus, values = self.special_boxes(V, mask, u, flags, served)
+        return values.max(axis=2) + bonus
 
     def special_boxes(self, V: np.ndarray, mask, u, flags, served: bool):
         """The rolls the engine scores by the sheet, for a batch of states: their points in each box by each
         state's context (states x special x boxes, -1 where one may not go), their bonuses (states x special),
-        and for each box in sheet order ``(box, values)``: the points plus the value after (-inf where the
-        roll may not go there), states x special."""
-        space = self.space
-        contexts, inv = np.unique(mask * space.F + flags, return_inverse=True)
-        n = len(self.special)
-        points = np.full((len(contexts), n, space.nb), -1, dtype=np.int64)
-        bonus = np.zeros((len(contexts), n))
-        for c, key in enumerate(contexts.tolist()):  # kept: a game's outlook meets a context again and again
-            points[c], bonus[c] = self._special_points(served, *divmod(key, space.F))
-        points, bonus = points[inv], bonus[inv]
-        m, uu, ff = mask[:, None], u[:, None], flags[:, None]
-
-        def each():
-            for b in range(space.nb):
-                p = points[:, :, b]
-                yield b, np.where(p >= 0, p + V[space.close(m, uu, ff, b, np.maximum(p, 0))], NEG)
-
-        return points, bonus, each()
+        and their points plus the value after in each box (-inf where the roll may not go there)."""
+        points, bonus = self._special_many(served, mask, flags)
+        values = np.full(points.shape, NEG)
+        state, _, box = go = np.nonzero(points >= 0)  # only where a roll may go: the free boxes, or a joker's
+        values[go] = points[go] + V[self.space.close_many(mask[state], u[state], flags[state], box, points[go])]
+        return points, bonus, values
 
     def turn(self, V: np.ndarray, mask, u, flags, scratch: Scratch | None = None) -> Turn:
         """One turn from a batch of states: every stage, and each state's value. With ``scratch`` (a build),
@@ -337,6 +370,26 @@ class Solver:
         roll1 = np.maximum(served, d.best_within_by_roll(keep1, scratch),
                            out=Scratch.array(scratch, "roll1", plain.shape))
         return Turn(plain.T, served.T, keep2.T, roll2.T, keep1.T, roll1.T, d.first @ roll1)
+
+    def _values(self, V: np.ndarray, mask, u, flags, scratch: Scratch) -> np.ndarray:
+        """Each state's value (:meth:`turn`'s), for a build: the rolls scored now for the whole batch, then the
+        keeps :data:`LATTICE` states at a time, whose rows stay in the core's cache (the stages are let go)."""
+        if self.pairs is not None or len(mask) < 1.5 * LATTICE:
+            return self._turn_by_roll(V, mask, u, flags, scratch).value
+        plain = self.now_by_roll(V, mask, u, flags, False, scratch)
+        served = self.now_by_roll(V, mask, u, flags, True, scratch) if self.rules.served_matters else plain
+        d = self.turn_dice
+        value = np.empty(len(mask))
+        pieces = round(len(mask) / LATTICE)
+        for lo, hi in zip(range(pieces), range(1, pieces + 1)):
+            lo, hi = lo * len(mask) // pieces, hi * len(mask) // pieces  # even pieces, none left small
+            now, now_served = plain[:, lo:hi], served[:, lo:hi]
+            roll = np.maximum(now, d.best_within_by_roll(d.expect_by_keep(now, scratch), scratch),
+                              out=Scratch.array(scratch, "roll2", now.shape))
+            roll = np.maximum(now_served, d.best_within_by_roll(d.expect_by_keep(roll, scratch), scratch),
+                              out=Scratch.array(scratch, "roll1", now.shape))
+            value[lo:hi] = d.first @ roll
+        return value
 
     # -- two boxes a turn -----------------------------------------------------
 
@@ -428,9 +481,9 @@ class Solver:
                 if space.sections:  # one state of each kind the subtotals make alike (Space.alike) is solved
                     _, first, alike = np.unique(space.alike(mask, u, flags), return_index=True,
                                                 return_inverse=True)
-                    value = self.turn(V, mask[first], u[first], flags[first], scratch).value[alike]
+                    value = self._values(V, mask[first], u[first], flags[first], scratch)[alike]
                 else:
-                    value = self.turn(V, mask, u, flags, scratch).value
+                    value = self._values(V, mask, u, flags, scratch)
                 V[space.index(mask, u, flags)] = value
                 if progress is not None:
                     done += len(mask)

@@ -43,6 +43,7 @@ class Space:
         possible = rules.possible_points
         self.possible = [sorted(possible[b.id]) for b in rules.boxes]
         self._reach: dict[tuple[int, int], list[int]] = {}
+        self._runs: dict[tuple, tuple[np.ndarray, np.ndarray]] = {}
         # per section, which boxes count in it; per box, its held bit (for close_many)
         self._member = np.array([[b in boxes for b in range(self.nb)] for boxes, _, _ in self.sections],
                                 dtype=np.int64).reshape(len(self.sections), self.nb)
@@ -220,24 +221,38 @@ class Space:
     def batches(self, closed: int, size: int) -> Iterator[tuple[np.ndarray, np.ndarray, np.ndarray]]:
         """:meth:`states` in batches of about ``size`` (whole masks each), in the same order: a build never
         holds a whole level (a Yatzy level is 400,000 states)."""
-        masks, us, fs, count = [], [], [], 0
+        masks: list[int] = []
+        parts: list[tuple[np.ndarray, np.ndarray]] = []
+        count = 0
         for boxes in combinations(range(self.nb), closed):
             mask = sum(1 << b for b in boxes)
+            masks.append(mask)
+            parts.append(self._of_mask(mask))
+            count += len(parts[-1][0])
+            if count >= size:
+                yield self._batch(masks, parts)
+                masks, parts, count = [], [], 0
+        if masks:
+            yield self._batch(masks, parts)
+
+    @staticmethod
+    def _batch(masks: list[int], parts: list[tuple[np.ndarray, np.ndarray]]):
+        return (np.repeat(np.array(masks, dtype=np.int64), [len(u) for u, _ in parts]),
+                np.concatenate([u for u, _ in parts]), np.concatenate([f for _, f in parts]))
+
+    def _of_mask(self, mask: int) -> tuple[np.ndarray, np.ndarray]:
+        """A mask's reachable (subtotals, flags), in :meth:`index`'s order: kept per closed boxes of each section
+        and of the held boxes, all they depend on (a Yatzy has 32,768 masks and 128 of these)."""
+        key = (tuple(int(subset[mask]) for subset, _, _ in self._digits), int(self._held_subset[mask]))
+        found = self._runs.get(key)
+        if found is None:
             u_values = np.zeros(1, dtype=np.int64)
             for i in range(len(self.sections)):
                 digits = np.array(self._subtotals(i, mask), dtype=np.int64) * self.strides[i]
                 u_values = (u_values[:, None] + digits[None, :]).ravel()
-            f_arr = np.array(self._flag_values[int(self._held_subset[mask])], dtype=np.int64)
-            n = len(u_values) * len(f_arr)
-            us.append(np.repeat(u_values, len(f_arr)))
-            fs.append(np.tile(f_arr, len(u_values)))
-            masks.append(np.full(n, mask, dtype=np.int64))
-            count += n
-            if count >= size:
-                yield np.concatenate(masks), np.concatenate(us), np.concatenate(fs)
-                masks, us, fs, count = [], [], [], 0
-        if masks:
-            yield np.concatenate(masks), np.concatenate(us), np.concatenate(fs)
+            f_arr = np.array(self._flag_values[key[1]], dtype=np.int64)
+            found = self._runs[key] = (np.repeat(u_values, len(f_arr)), np.tile(f_arr, len(u_values)))
+        return found
 
     def state_of(self, sheet: Mapping[str, int]) -> int:
         """A checked sheet's state."""
