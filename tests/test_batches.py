@@ -78,3 +78,30 @@ def test_a_levels_batches_list_each_state_once_whole_masks_a_batch(variant):
             assert masks.isdisjoint(mask.tolist())
             masks.update(mask.tolist())
     assert sorted(np.concatenate(index).tolist()) == list(range(space.size))
+
+
+HOUSE = [("generala", {"served_generala": "points", "served_generala_points": 80}),
+         ("generala", {"double_generala": 200}), ("yahtzee", {"yahtzee_bonus": 0}), ("yahtzee", {})]
+
+
+@pytest.mark.parametrize("variant, options", HOUSE)
+def test_special_rolls_read_the_values_after_the_boxes_already_gathered(variant, options):
+    """A build weighs the rolls the engine scores by the sheet from the values after each box that scoring the
+    other rolls gathered; points no plain roll scores in a box get their value after anew. Both ways, the best
+    of :meth:`Solver.special_boxes` plus the bonus, to the bit."""
+    solver = Solver(find_variant(variant).rules(options))
+    V = np.random.default_rng(5).random(solver.space.size) * 100
+    rng = np.random.default_rng(17)
+    for closed in range(solver.space.nb):
+        mask, u, flags = solver.space.states(closed)
+        pick = rng.choice(len(mask), min(300, len(mask)), replace=False)
+        m, uu, ff = mask[pick], u[pick], flags[pick]
+        for served in (False, True):
+            _, bonus, values = solver.special_boxes(V, m, uu, ff, served)
+            expected = values.max(axis=2) + bonus
+            kept: dict = {}
+            for _ in solver.each_box(V, m, uu, ff, served, kept=kept):
+                pass
+            assert np.array_equal(solver._special_kept(V, m, uu, ff, served, kept), expected)
+            strange = {b: (after, None if vals is None else vals + 0.5) for b, (after, vals) in kept.items()}
+            assert np.array_equal(solver._special_kept(V, m, uu, ff, served, strange), expected)

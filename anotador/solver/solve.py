@@ -143,28 +143,55 @@ class Solver:
         out = Scratch.array(scratch, f"now {served}", (self.rows[served].shape[0], len(mask)))
         out.fill(NEG)
         few = self._few[served]
-        for _, each in self.each_box(V, mask, u, flags, served, scratch, skip=few):
+        kept: dict[int, tuple[np.ndarray, np.ndarray | None]] = {}  # each box's values after (for special rolls)
+        for _, each in self.each_box(V, mask, u, flags, served, scratch, skip=few, kept=kept):
             np.maximum(out, each, out=out)
         if few:  # a box with one next state: every roll is worth at least its least points there, most no more
             space, rows = self.space, self.rows[served]
             least = np.full(len(mask), NEG)
-            after = {}
             for b in few:
-                after[b] = V[space.close(mask, u, flags, b, 0)]
-                after[b][(mask >> b) & 1 == 1] = NEG
-                np.maximum(least, after[b] + rows[:, b].min(), out=least)
+                after = V[space.close(mask, u, flags, b, 0)]
+                after[(mask >> b) & 1 == 1] = NEG
+                kept[b] = (after, None)
+                np.maximum(least, after + rows[:, b].min(), out=least)
             np.maximum(out, least, out=out)
             for b, more in few.items():  # the few rolls that score more there
-                out[more] = np.maximum(out[more], after[b] + rows[more, b, None])
+                out[more] = np.maximum(out[more], kept[b][0] + rows[more, b, None])
         if len(self.special):
-            out[self.special] = self._special(V, mask, u, flags, served).T
+            out[self.special] = self._special_kept(V, mask, u, flags, served, kept).T
         return out
 
+    def _special_kept(self, V: np.ndarray, mask, u, flags, served: bool, kept) -> np.ndarray:
+        """:meth:`special_boxes`' best, bonus added, from the values after each box that :meth:`now_by_roll` gathered (``kept``: per
+        box open in the batch, its one row after, or its rows per distinct value with those points added): a
+        special roll's points in a box are one of the box's plain values, so its next state's value is there.
+        The same two numbers added (points and the value after), so the same sums as there."""
+        contexts, inv = np.unique(mask * self.space.F + flags, return_inverse=True)  # what the points read
+        points, bonus = self._special_many(served, *np.divmod(contexts, self.space.F))
+        best = np.full((len(mask), len(self.special)), NEG)
+        states = np.arange(len(mask))[:, None]
+        for b, (after, vals) in kept.items():
+            if not (points[:, :, b] >= 0).any():
+                continue
+            here = points[inv, :, b]
+            if vals is None:  # one next state
+                worth = here + after[:, None]
+            else:
+                row = np.minimum(np.searchsorted(vals, here), len(vals) - 1)
+                if (vals[row] != here)[here >= 0].any():  # points no plain roll scores there: the value after anew
+                    worth = here + V[self.space.close(mask[:, None], u[:, None], flags[:, None], b,
+                                                      np.maximum(here, 0))]
+                else:
+                    worth = after[row, states]
+            np.maximum(best, np.where(here >= 0, worth, NEG), out=best)
+        return best + bonus[inv]
+
     def each_box(self, V: np.ndarray, mask, u, flags, served: bool, scratch: Scratch | None = None,
-                 skip=()):
+                 skip=(), kept: dict | None = None):
         """For each box free in some state of the batch, in sheet order (but ``skip``): ``(box, values)``, each
         roll's points there plus the value after (rolls x states; -inf where the box is taken; special rolls as
-        plain ones). ``values`` is one buffer, overwritten by the next box."""
+        plain ones). ``values`` is one buffer, overwritten by the next box. ``kept`` gets, per box, the value
+        after (one row, and None) or each distinct value's points plus the value after (and those points)."""
         space = self.space
         rows = self.rows[served]
         each = Scratch.array(scratch, "each box", (rows.shape[0], len(mask)))
@@ -180,6 +207,8 @@ class Solver:
             else:  # the points added once per distinct value, not once per roll: the same sums
                 np.add(after, vals[:, None], out=after)
                 after.take(inv, axis=0, out=each)
+            if kept is not None:
+                kept[b] = (after[0], None) if after.shape[0] == 1 else (after, vals)
             yield b, each
 
     def _now_one(self, V: np.ndarray, mask: int, u: int, flags: int, served: bool) -> np.ndarray:
@@ -312,16 +341,13 @@ class Solver:
             self._judged[key] = judgement
         return judgement
 
-    def _special(self, V: np.ndarray, mask, u, flags, served: bool) -> np.ndarray:
-        """The rolls whose scoring looks at the sheet, scored by the engine in each context."""
-        _, bonus, values = self.special_boxes(V, mask, u, flags, served)
-        return values.max(axis=2) + bonus
-
     def special_boxes(self, V: np.ndarray, mask, u, flags, served: bool):
         """The rolls the engine scores by the sheet, for a batch of states: their points in each box by each
         state's context (states x special x boxes, -1 where one may not go), their bonuses (states x special),
         and their points plus the value after in each box (-inf where the roll may not go there)."""
-        points, bonus = self._special_many(served, mask, flags)
+        contexts, inv = np.unique(mask * self.space.F + flags, return_inverse=True)  # what the points read
+        points, bonus = self._special_many(served, *np.divmod(contexts, self.space.F))
+        points, bonus = points[inv], bonus[inv]
         values = np.full(points.shape, NEG)
         state, _, box = go = np.nonzero(points >= 0)  # only where a roll may go: the free boxes, or a joker's
         values[go] = points[go] + V[self.space.close_many(mask[state], u[state], flags[state], box, points[go])]
