@@ -74,13 +74,15 @@ class YahtzeeJoker:
         return next(i for i, b in enumerate(self.boxes) if b.kind == NUMBER and b.face == face)
 
     @staticmethod
-    def first_free(order: tuple[tuple[int, ...], ...], free: int) -> int:
+    def first_free(order, free: int) -> int:
         """The free boxes of the first group in ``order`` that has one (none when no group has), as bits of box
-        indices, ``free`` too: where a forced joker may go. ``free`` may be an array of them (a solver asks for
-        every sheet of a batch at once)."""
-        found = free & 0  # an int, or numpy's integers (many sheets at once): the same steps for each
+        indices, ``free`` too: where a forced joker may go. A group is a tuple of box indices or their bits; the
+        bits and ``free`` may be arrays (a solver asks for every sheet and roll of a batch at once, each with
+        an order of its own)."""
+        found = free & 0  # an int, or numpy's integers: the same steps for each
         for group in order:
-            found = found | (free & sum(1 << i for i in group)) * (found == 0)
+            bits = sum(1 << i for i in group) if isinstance(group, tuple) else group
+            found = found | (free & bits) * (found == 0)
         return found
 
     @classmethod

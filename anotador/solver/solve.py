@@ -283,45 +283,38 @@ class Solver:
         """:meth:`_special_points` for many sheets (closed boxes, held flags) at once (sheets x special x boxes,
         sheets x special): each roll's judgement on the free boxes, a forced joker on the free ones of the first
         group of its order that has one (:meth:`RuleSet.first_free`, as :meth:`RuleSet.place` places it)."""
-        rows, bonus, orders, which = self._judged_kinds(served)
+        rows, bonus, groups = self._judged_kinds(served)
         kind = np.zeros((len(mask), len(self.special)), dtype=np.int64)
         for i, bits in enumerate(self._watched_bits.T):  # each roll's watched boxes, closed or not
             kind |= ((mask[:, None] & bits) != 0) << i
         kind = kind * self.space.F + flags[:, None]
-        free = ~mask & ((1 << self.space.nb) - 1)
-        allowed = np.broadcast_to(free[:, None], kind.shape).copy()  # where each roll may go, as bits
-        order_of = which[np.arange(len(self.special)), kind]
-        for o, order in enumerate(orders):  # forced jokers, by their order
-            these = order_of == o
-            if these.any():
-                allowed[these] = self.rules.first_free(order, np.broadcast_to(free[:, None], kind.shape)[these])
-        points = np.where((allowed[:, :, None] >> np.arange(self.space.nb)) & 1 == 1,
-                          rows[np.arange(len(self.special)), kind], -1)
-        return points, bonus[np.arange(len(self.special)), kind]
+        special = np.arange(len(self.special))
+        order = groups[special, kind]  # each roll's order of groups of boxes (any free box: one group of all)
+        allowed = self.rules.first_free([order[:, :, g] for g in range(order.shape[2])],
+                                        ~mask[:, None] & ((1 << self.space.nb) - 1))
+        points = np.where((allowed[:, :, None] >> np.arange(self.space.nb)) & 1 == 1, rows[special, kind], -1)
+        return points, bonus[special, kind]
 
-    def _judged_kinds(self, served: bool):
+    def _judged_kinds(self, served: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Every special roll's judgement in each state of the boxes it watches (special x kinds, a kind the bits
-        of its watched boxes closed, then the flags): its points per box, its bonus, the index of its forced
-        joker's order in the list of them (-1: any free box), and that list. Asked of the engine once."""
+        of its watched boxes closed, then the flags): its points per box, its bonus, and the groups of boxes
+        where it may go as bits, in order (one group of every box, or a forced joker's; padded with none).
+        Asked of the engine once."""
         found = self._kinds.get(served)
         if found is None:
             space, width = self.space, self._watched_bits.shape[1]
             count = (1 << width) * space.F
-            rows = np.zeros((len(self.special), count, space.nb), dtype=np.int64)
-            bonus = np.zeros((len(self.special), count))
-            which = np.full((len(self.special), count), -1, dtype=np.int64)
-            orders: list[tuple] = []
-            for j, r in enumerate(self.special.tolist()):
-                for kind in range(count):
-                    closed, flags = divmod(kind, space.F)
-                    mask = sum(int(bits) for i, bits in enumerate(self._watched_bits[j]) if closed >> i & 1)
-                    row, order, _, bonus[j, kind] = self._judgement(r, served, space.sheet_of(mask, flags))
-                    rows[j, kind] = row
-                    if order is not None:
-                        if order not in orders:
-                            orders.append(order)
-                        which[j, kind] = orders.index(order)
-            found = self._kinds[served] = (rows, bonus, orders, which)
+            judged = [[self._judgement(r, served, space.sheet_of(
+                sum(int(bits) for i, bits in enumerate(self._watched_bits[j]) if kind // space.F >> i & 1),
+                kind % space.F)) for kind in range(count)] for j, r in enumerate(self.special.tolist())]
+            orders = [[(1 << space.nb) - 1] if order is None else [sum(1 << b for b in group) for group in order]
+                      for each in judged for _, order, _, _ in each]
+            depth = max(len(order) for order in orders)
+            groups = np.array([order + [0] * (depth - len(order)) for order in orders], dtype=np.int64)
+            found = self._kinds[served] = (
+                np.array([[row for row, _, _, _ in each] for each in judged], dtype=np.int64),
+                np.array([[bonus for _, _, _, bonus in each] for each in judged], dtype=float),
+                groups.reshape(len(judged), count, depth))
         return found
 
     def _held(self, sheet: Mapping[str, int], boxes: list[int]) -> tuple[int, ...]:
