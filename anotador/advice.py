@@ -35,7 +35,7 @@ import subprocess
 import sys
 import threading
 import time
-from typing import NamedTuple
+from typing import Callable, NamedTuple
 
 import numpy as np
 from flask import Flask, current_app
@@ -136,17 +136,19 @@ class Tables(Outlooks):
         self.scores[key] = value
         return value
 
-    def get(self, rules: RuleSet, client: str | None = None, game: bool = False) -> Table:
+    def get(self, rules: RuleSet, client: str | Callable[[], str] | None = None, game: bool = False) -> Table:
         """The table for these rules; else :class:`TableBuilding` (a build runs, started now if allowed).
 
-        ``client`` (a keyed hash of the address) is charged for a build it
-        starts; ``game``: the rules are a stored game's, which outrank
-        rules sent anonymously.
+        ``client`` (a keyed hash of the address, or what makes it: only a
+        build needs it) is charged for a build it starts; ``game``: the
+        rules are a stored game's, which outrank rules sent anonymously.
         """
         self._reap()
         table = self.peek(rules)
         if table is not None:
             return table
+        if callable(client):
+            client = client()
         key = key_of(rules)
         under_way = self._under_way()
         running = under_way.get(key)

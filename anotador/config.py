@@ -67,7 +67,7 @@ class Defaults:
     SOLVER_DIR = None
     #: Tables kept in memory per worker, the last used (a Yahtzee table is 8 MB, Yatzy's 17 MB).
     SOLVER_TABLES = 8
-    #: Tables built at once in the folder, each in a process of its own (a Yatzy table takes 16 s of a core);
+    #: Tables built at once in the folder, each in a process of its own (a Yatzy table takes 9 s of a core);
     #: the built-in variants' tables, built ahead, do not count.
     SOLVER_BUILDS = 2
     #: Of those, at once per client address; a client past it gets 429.

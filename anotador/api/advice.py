@@ -58,7 +58,7 @@ def advice():
     why = refusal(rules) if others and not all(len(s) == len(rules.boxes) for s, _ in others) else None
     if why is not None:  # play to win while others play reads the chances: refused before any table is asked for
         raise NotExact(why)
-    table = tables().get(rules, client_key())
+    table = tables().get(rules, client_key)  # the address hashed only if a build must start
     found = advise(table.solver, table.values, sheet, counts, roll, data.get("limit", 10))
     body: dict[str, Any] = {"variant": rules.variant.id}
     if "rules" in data:

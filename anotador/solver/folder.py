@@ -50,12 +50,12 @@ if TYPE_CHECKING:
 STARTUP_SECONDS = 0.5
 #: States a build gets through per second, by kind of game (dice, boxes a
 #: turn), before this folder measured one. On purpose slower than any build
-#: measured (a Yahtzee table, 536,448 reachable states, takes 4-8 s of a 2026
-#: core; Double Cameroon's 1,024 states of ten dice split between two boxes,
-#: 0.7 s): a first estimate on a slow or busy core errs long, and the first
-#: build measured then replaces it. Following every Yahtzee state's turn into
+#: measured (a Yahtzee table, 536,448 reachable states, takes 3.5-7 s of a 2026
+#: core, 80,000-150,000 a second; Double Cameroon's 1,024 states of ten dice
+#: split between two boxes, 0.8 s): a first estimate on a slow or busy core
+#: errs long, and the first build measured then replaces it. Following every Yahtzee state's turn into
 #: its outcomes (:mod:`.sampled`) takes 45-60 CPU-s.
-DEFAULT_RATES = {"5d1b": 30_000.0, "10d2b": 150.0, "5d1b.outcomes": 8_000.0}
+DEFAULT_RATES = {"5d1b": 60_000.0, "10d2b": 150.0, "5d1b.outcomes": 8_000.0}
 DEFAULT_RATE = 30_000.0
 #: Seconds past the Retry-After it was given that a build waits for somebody
 #: to ask again before it stops (a client that went away wants nothing).
