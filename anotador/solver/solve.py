@@ -36,12 +36,13 @@ seconds.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Callable, Mapping, NamedTuple
+from typing import TYPE_CHECKING, Callable, NamedTuple
 
 import numpy as np
 
 from .dice import Dice, Scratch, dice
 from .space import Space
+from .special import NEG, SpecialRolls
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..rules import RuleSet
@@ -55,7 +56,6 @@ CHUNK = 512
 #: States whose keeps a build weighs at once: a keep's and a roll's rows of 256 states (2 KB each) keep the
 #: lattice's arrays in a core's cache, where 512 spill (a best keep 20 % slower a state, bench/advice.py).
 LATTICE = 256
-NEG = -np.inf
 #: Ten dice: states whose splits are weighed at once (a state's pairs of groups are 63,504 floats, 0.5 MB).
 SPLITS = 4
 
@@ -82,7 +82,7 @@ class Chosen(NamedTuple):
     after: np.ndarray
 
 
-class Solver:
+class Solver(SpecialRolls):
     """Builds and reads the table of one rule set."""
 
     def __init__(self, rules: "RuleSet") -> None:
@@ -96,16 +96,7 @@ class Solver:
         # Per box: the distinct points of its plain rows, and which one each roll takes.
         self.values = {served: [np.unique(self.rows[served][:, b], return_inverse=True)
                                 for b in range(self.space.nb)] for served in (False, True)}
-        self.special = np.array([i for i, r in enumerate(rolls) if rules.depends_on_sheet(r)], dtype=np.int64)
-        self.watched = {r: [rules.index[b] for b in rules.watched(rolls[r])] for r in self.special.tolist()}
-        self._judged: dict[tuple[int, bool, tuple[int, ...]], tuple] = {}
-        # each special roll's watched boxes as bits, one column each (padded with 0: no box)
-        width = max([len(self.watched[r]) for r in self.special.tolist()], default=0)
-        self._watched_bits = np.array([[1 << b for b in self.watched[r]] + [0] * (width - len(self.watched[r]))
-                                       for r in self.special.tolist()], dtype=np.int64).reshape(len(self.special), width)
-        self._kinds: dict[bool, tuple] = {}
-        self._points_kept: dict[tuple[bool, int, int], tuple[np.ndarray, np.ndarray]] = {}
-        self._special_boxes = np.tile(np.arange(len(rules.boxes)), len(self.special))
+        self._init_special(rules, rolls)
         self.pairs = self._pairs() if rules.boxes_per_turn == 2 else None
         # Per box with one next state (it moves no subtotal, holds no flag), the rolls scoring more than its least
         # points, where they are under half the rolls (a Yahtzee's 6, a full house's 30): :meth:`now_by_roll`.
@@ -160,31 +151,6 @@ class Solver:
         if len(self.special):
             out[self.special] = self._special_kept(V, mask, u, flags, served, kept).T
         return out
-
-    def _special_kept(self, V: np.ndarray, mask, u, flags, served: bool, kept) -> np.ndarray:
-        """:meth:`special_boxes`' best, bonus added, from the values after each box that :meth:`now_by_roll` gathered (``kept``: per
-        box open in the batch, its one row after, or its rows per distinct value with those points added): a
-        special roll's points in a box are one of the box's plain values, so its next state's value is there.
-        The same two numbers added (points and the value after), so the same sums as there."""
-        contexts, inv = np.unique(mask * self.space.F + flags, return_inverse=True)  # what the points read
-        points, bonus = self._special_many(served, *np.divmod(contexts, self.space.F))
-        best = np.full((len(mask), len(self.special)), NEG)
-        states = np.arange(len(mask))[:, None]
-        for b, (after, vals) in kept.items():
-            if not (points[:, :, b] >= 0).any():
-                continue
-            here = points[inv, :, b]
-            if vals is None:  # one next state
-                worth = here + after[:, None]
-            else:
-                row = np.minimum(np.searchsorted(vals, here), len(vals) - 1)
-                if (vals[row] != here)[here >= 0].any():  # points no plain roll scores there: the value after anew
-                    worth = here + V[self.space.close(mask[:, None], u[:, None], flags[:, None], b,
-                                                      np.maximum(here, 0))]
-                else:
-                    worth = after[row, states]
-            np.maximum(best, np.where(here >= 0, worth, NEG), out=best)
-        return best + bonus[inv]
 
     def each_box(self, V: np.ndarray, mask, u, flags, served: bool, scratch: Scratch | None = None,
                  skip=(), kept: dict | None = None):
@@ -245,106 +211,6 @@ class Solver:
         every = V[self.space.close_many(mask, u, flags, box, points)][at] + rows
         every[(mask >> np.arange(self.space.nb)) & 1 == 1] = NEG
         return every
-
-    def _special_every_one(self, V: np.ndarray, mask: int, u: int, flags: int, served: bool
-                           ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """One state, the rolls the engine scores by the sheet: each one's value in each box (special x boxes,
-        -inf where it may not go, bonus aside), its points there, and its bonus. A judgement with no order of
-        boxes goes in any free box, as other rolls do; a forced joker where the engine places it."""
-        points, bonus = self._special_points(served, mask, flags)
-        scored = np.maximum(points, 0)
-        after = V[self.space.close_many(mask, u, flags, self._special_boxes, scored.ravel())]
-        return np.where(points >= 0, points + after.reshape(points.shape), NEG), scored, bonus
-
-    #: The most (served, closed boxes, held flags) whose special rolls' points one solver keeps: the boxes a
-    #: game's players reach in a night, not a whole table's (a Yahtzee sheet's are 16,384 x 2).
-    POINTS_KEPT = 4096
-
-    def _special_points(self, served: bool, mask: int, flags: int) -> tuple[np.ndarray, np.ndarray]:
-        """The special rolls' points in each box with ``mask`` closed (-1 where one may not go), and their
-        bonuses: what a sheet with these boxes and flags makes of them, the forced jokers placed. They read
-        no subtotal, so a turn's three advice calls and every subtotal of a sheet share them."""
-        key = (served, mask, flags)
-        found = self._points_kept.get(key)
-        if found is None:
-            found = self._special_made(served, mask, flags)
-            if len(self._points_kept) >= self.POINTS_KEPT:
-                self._points_kept.clear()  # a new night's sheets: cheaper than an LRU's bookkeeping per call
-            found[0].setflags(write=False)
-            self._points_kept[key] = found
-        return found
-
-    def _special_made(self, served: bool, mask: int, flags: int) -> tuple[np.ndarray, np.ndarray]:
-        """:meth:`_special_points`, worked out (:meth:`_special_many` for one sheet)."""
-        points, bonus = self._special_many(served, np.array([mask]), np.array([flags]))
-        return points[0], bonus[0]
-
-    def _special_many(self, served: bool, mask: np.ndarray, flags: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """:meth:`_special_points` for many sheets (closed boxes, held flags) at once (sheets x special x boxes,
-        sheets x special): each roll's judgement on the free boxes, a forced joker on the free ones of the first
-        group of its order that has one (:meth:`RuleSet.first_free`, as :meth:`RuleSet.place` places it)."""
-        rows, bonus, groups = self._judged_kinds(served)
-        kind = np.zeros((len(mask), len(self.special)), dtype=np.int64)
-        for i, bits in enumerate(self._watched_bits.T):  # each roll's watched boxes, closed or not
-            kind |= ((mask[:, None] & bits) != 0) << i
-        kind = kind * self.space.F + flags[:, None]
-        special = np.arange(len(self.special))
-        order = groups[special, kind]  # each roll's order of groups of boxes (any free box: one group of all)
-        allowed = self.rules.first_free([order[:, :, g] for g in range(order.shape[2])],
-                                        ~mask[:, None] & ((1 << self.space.nb) - 1))
-        points = np.where((allowed[:, :, None] >> np.arange(self.space.nb)) & 1 == 1, rows[special, kind], -1)
-        return points, bonus[special, kind]
-
-    def _judged_kinds(self, served: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Every special roll's judgement in each state of the boxes it watches (special x kinds, a kind the bits
-        of its watched boxes closed, then the flags): its points per box, its bonus, and the groups of boxes
-        where it may go as bits, in order (one group of every box, or a forced joker's; padded with none).
-        Asked of the engine once."""
-        found = self._kinds.get(served)
-        if found is None:
-            space, width = self.space, self._watched_bits.shape[1]
-            count = (1 << width) * space.F
-            judged = [[self._judgement(r, served, space.sheet_of(
-                sum(int(bits) for i, bits in enumerate(self._watched_bits[j]) if kind // space.F >> i & 1),
-                kind % space.F)) for kind in range(count)] for j, r in enumerate(self.special.tolist())]
-            orders = [[(1 << space.nb) - 1] if order is None else [sum(1 << b for b in group) for group in order]
-                      for each in judged for _, order, _, _ in each]
-            depth = max(len(order) for order in orders)
-            groups = np.array([order + [0] * (depth - len(order)) for order in orders], dtype=np.int64)
-            found = self._kinds[served] = (
-                np.array([[row for row, _, _, _ in each] for each in judged], dtype=np.int64),
-                np.array([[bonus for _, _, _, bonus in each] for each in judged], dtype=float),
-                groups.reshape(len(judged), count, depth))
-        return found
-
-    def _held(self, sheet: Mapping[str, int], boxes: list[int]) -> tuple[int, ...]:
-        """Each of ``boxes`` on ``sheet``: 0 free, 1 holding 0, 2 holding points (what a judgement reads)."""
-        ids = self.rules.boxes
-        return tuple(0 if ids[b].id not in sheet else 1 if sheet[ids[b].id] == 0 else 2 for b in boxes)
-
-    def _judgement(self, r: int, served: bool, sheet: Mapping[str, int]) -> tuple:
-        """The engine's judgement of special roll ``r`` on ``sheet`` (:meth:`RuleSet.judge`), kept per state
-        of the boxes it watches (free, 0, points): the only part of the sheet it reads."""
-        key = (r, served, self._held(sheet, self.watched[r]))
-        judgement = self._judged.get(key)
-        if judgement is None:
-            judgement = self.rules.judge(self.group.rolls[r], served, sheet)
-            if served and judgement[2]:  # wins on the spot: valued as the same dice thrown later
-                judgement = self._judgement(r, False, sheet)
-            self._judged[key] = judgement
-        return judgement
-
-    def special_boxes(self, V: np.ndarray, mask, u, flags, served: bool):
-        """The rolls the engine scores by the sheet, for a batch of states: their points in each box by each
-        state's context (states x special x boxes, -1 where one may not go), their bonuses (states x special),
-        and their points plus the value after in each box (-inf where the roll may not go there)."""
-        contexts, inv = np.unique(mask * self.space.F + flags, return_inverse=True)  # what the points read
-        points, bonus = self._special_many(served, *np.divmod(contexts, self.space.F))
-        points, bonus = points[inv], bonus[inv]
-        values = np.full(points.shape, NEG)
-        state, _, box = go = np.nonzero(points >= 0)  # only where a roll may go: the free boxes, or a joker's
-        values[go] = points[go] + V[self.space.close_many(mask[state], u[state], flags[state], box, points[go])]
-        return points, bonus, values
 
     def turn(self, V: np.ndarray, mask, u, flags, scratch: Scratch | None = None) -> Turn:
         """One turn from a batch of states: every stage, and each state's value. With ``scratch`` (a build),
