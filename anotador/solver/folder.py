@@ -54,7 +54,7 @@ STARTUP_SECONDS = 0.5
 #: core, 80,000-150,000 a second; Double Cameroon's 1,024 states of ten dice
 #: split between two boxes, 0.8 s): a first estimate on a slow or busy core
 #: errs long, and the first build measured then replaces it. Following every Yahtzee state's turn into
-#: its outcomes (:mod:`.sampled`) takes 45-60 CPU-s.
+#: its outcomes (:mod:`.sampled`) takes 33-45 CPU-s.
 DEFAULT_RATES = {"5d1b": 60_000.0, "10d2b": 150.0, "5d1b.outcomes": 8_000.0}
 DEFAULT_RATE = 30_000.0
 #: Seconds past the Retry-After it was given that a build waits for somebody
