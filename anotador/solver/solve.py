@@ -101,9 +101,9 @@ class Solver(SpecialRolls):
         # Per box with one next state (it moves no subtotal, holds no flag), the rolls scoring more than its least
         # points, where they are under half the rolls (a Yahtzee's 6, a full house's 30): :meth:`now_by_roll`.
         self._few = {}
+        single = [b for b in range(self.space.nb) if b not in self.space.held_bit
+                  and not any(b in boxes for boxes, _, _ in self.space.sections)]
         for served in (False, True):
-            single = [b for b in range(self.space.nb) if b not in self.space.held_bit
-                      and not any(b in boxes for boxes, _, _ in self.space.sections)]
             more = {b: np.flatnonzero(self.rows[served][:, b] > self.rows[served][:, b].min()) for b in single}
             self._few[served] = {b: m for b, m in more.items() if len(m) < len(rolls) // 2}
         # One state at a time (advice): every (box, points) a roll can take, in one flat list per served,
@@ -242,11 +242,33 @@ class Solver(SpecialRolls):
     def _turn_by_roll(self, V: np.ndarray, mask, u, flags, scratch: Scratch | None = None) -> Turn:
         """:meth:`turn` for a batch of states, every stage as items x states (see
         :meth:`now_by_roll`), handed out transposed (views): the same numbers as one state's path gives."""
+        plain, served = self._scored_now(V, mask, u, flags, scratch)
+        keep2, roll2, keep1, roll1 = self._throws(plain, served, scratch)
+        return Turn(plain.T, served.T, keep2.T, roll2.T, keep1.T, roll1.T, self.turn_dice.first @ roll1)
+
+    def _values(self, V: np.ndarray, mask, u, flags, scratch: Scratch) -> np.ndarray:
+        """Each state's value (:meth:`turn`'s), for a build: the rolls scored now for the whole batch, then the
+        keeps :data:`LATTICE` states at a time, whose rows stay in the core's cache (the stages are let go)."""
+        plain, served = self._scored_now(V, mask, u, flags, scratch)
+        value = np.empty(len(mask))
+        pieces = max(1, round(len(mask) / LATTICE))
+        for lo, hi in zip(range(pieces), range(1, pieces + 1)):
+            lo, hi = lo * len(mask) // pieces, hi * len(mask) // pieces  # even pieces, none left small
+            value[lo:hi] = self.turn_dice.first @ self._throws(plain[:, lo:hi], served[:, lo:hi], scratch)[3]
+        return value
+
+    def _scored_now(self, V: np.ndarray, mask, u, flags, scratch: Scratch | None) -> tuple[np.ndarray, np.ndarray]:
+        """A batch's rolls scored now (rolls x states), not served and served (the same array where serving
+        changes nothing): one box, or two for ten dice."""
         if self.pairs is not None:
-            plain = served = np.ascontiguousarray(self.now_two(V, mask).T)
-        else:
-            plain = self.now_by_roll(V, mask, u, flags, False, scratch)
-            served = self.now_by_roll(V, mask, u, flags, True, scratch) if self.rules.served_matters else plain
+            plain = np.ascontiguousarray(self.now_two(V, mask).T)
+            return plain, plain
+        plain = self.now_by_roll(V, mask, u, flags, False, scratch)
+        return plain, self.now_by_roll(V, mask, u, flags, True, scratch) if self.rules.served_matters else plain
+
+    def _throws(self, plain: np.ndarray, served: np.ndarray, scratch: Scratch | None):
+        """From the rolls scored now (rolls x states), the keeps before throw 3 and the best at throw 2, then
+        the keeps before throw 2 and the best at throw 1 (a build's are its scratch buffers)."""
         d = self.turn_dice
         keep2 = d.expect_by_keep(plain, scratch)
         roll2 = np.maximum(plain, d.best_within_by_roll(keep2, scratch),
@@ -254,27 +276,7 @@ class Solver(SpecialRolls):
         keep1 = d.expect_by_keep(roll2, scratch)
         roll1 = np.maximum(served, d.best_within_by_roll(keep1, scratch),
                            out=Scratch.array(scratch, "roll1", plain.shape))
-        return Turn(plain.T, served.T, keep2.T, roll2.T, keep1.T, roll1.T, d.first @ roll1)
-
-    def _values(self, V: np.ndarray, mask, u, flags, scratch: Scratch) -> np.ndarray:
-        """Each state's value (:meth:`turn`'s), for a build: the rolls scored now for the whole batch, then the
-        keeps :data:`LATTICE` states at a time, whose rows stay in the core's cache (the stages are let go)."""
-        if self.pairs is not None or len(mask) < 1.5 * LATTICE:
-            return self._turn_by_roll(V, mask, u, flags, scratch).value
-        plain = self.now_by_roll(V, mask, u, flags, False, scratch)
-        served = self.now_by_roll(V, mask, u, flags, True, scratch) if self.rules.served_matters else plain
-        d = self.turn_dice
-        value = np.empty(len(mask))
-        pieces = round(len(mask) / LATTICE)
-        for lo, hi in zip(range(pieces), range(1, pieces + 1)):
-            lo, hi = lo * len(mask) // pieces, hi * len(mask) // pieces  # even pieces, none left small
-            now, now_served = plain[:, lo:hi], served[:, lo:hi]
-            roll = np.maximum(now, d.best_within_by_roll(d.expect_by_keep(now, scratch), scratch),
-                              out=Scratch.array(scratch, "roll2", now.shape))
-            roll = np.maximum(now_served, d.best_within_by_roll(d.expect_by_keep(roll, scratch), scratch),
-                              out=Scratch.array(scratch, "roll1", now.shape))
-            value[lo:hi] = d.first @ roll
-        return value
+        return keep2, roll2, keep1, roll1
 
     # -- two boxes a turn -----------------------------------------------------
 

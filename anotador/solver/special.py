@@ -81,6 +81,13 @@ class SpecialRolls:
         points = np.where((allowed[:, :, None] >> np.arange(self.space.nb)) & 1 == 1, rows[special, kind], -1)
         return points, bonus[special, kind]
 
+    def _special_batch(self, served: bool, mask, flags) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """:meth:`_special_many` for a batch of states, once per sheet of it (the points read no subtotal): the
+        sheets' points and bonuses, and each state's sheet."""
+        contexts, inv = np.unique(mask * self.space.F + flags, return_inverse=True)
+        points, bonus = self._special_many(served, *np.divmod(contexts, self.space.F))
+        return points, bonus, inv
+
     def _judged_kinds(self, served: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Every special roll's judgement in each state of the boxes it watches (special x kinds, a kind the bits
         of its watched boxes closed, then the flags): its points per box, its bonus, and the groups of boxes
@@ -124,8 +131,7 @@ class SpecialRolls:
         """The rolls the engine scores by the sheet, for a batch of states: their points in each box by each
         state's context (states x special x boxes, -1 where one may not go), their bonuses (states x special),
         and their points plus the value after in each box (-inf where the roll may not go there)."""
-        contexts, inv = np.unique(mask * self.space.F + flags, return_inverse=True)  # what the points read
-        points, bonus = self._special_many(served, *np.divmod(contexts, self.space.F))
+        points, bonus, inv = self._special_batch(served, mask, flags)
         points, bonus = points[inv], bonus[inv]
         values = np.full(points.shape, NEG)
         state, _, box = go = np.nonzero(points >= 0)  # only where a roll may go: the free boxes, or a joker's
@@ -138,8 +144,7 @@ class SpecialRolls:
         per distinct value with those points added): a special roll's points in a box are one of the box's plain
         values, so its next state's value is there. The same two numbers added (points and the value after), so
         the same sums as there."""
-        contexts, inv = np.unique(mask * self.space.F + flags, return_inverse=True)  # what the points read
-        points, bonus = self._special_many(served, *np.divmod(contexts, self.space.F))
+        points, bonus, inv = self._special_batch(served, mask, flags)
         best = np.full((len(mask), len(self.special)), NEG)
         states = np.arange(len(mask))[:, None]
         for b, (after, vals) in kept.items():
