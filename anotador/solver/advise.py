@@ -39,10 +39,11 @@ class Position:
     def __init__(self, solver: Solver, V: np.ndarray, sheet: Mapping[str, int], earned: int = 0) -> None:
         self.solver, self.V, self.sheet = solver, V, sheet
         space = solver.space
-        self.state = space.state_of(sheet)
-        self.mask, self.u, self.flags = space.parts(self.state)
+        self.mask, self.u, self.flags = space.parts_of(sheet)
+        self.state = int(space.index(self.mask, self.u, self.flags))
         self.points = sum(sheet.values()) + earned
         self._turn: Turn | None = None
+        self._after: np.ndarray | None = None
 
     @property
     def turn(self) -> Turn:
@@ -61,6 +62,14 @@ class Position:
         """The expected points to come once ``box`` holds ``points``."""
         return float(self.V[self.solver.space.close(self.mask, self.u, self.flags, box, points)])
 
+    @property
+    def after_each(self) -> np.ndarray:
+        """The expected points to come after each (box, points) a plain roll scores (one box a turn only):
+        :meth:`Solver.after_one`, once per position (its boxes and its keeps read them)."""
+        if self._after is None:
+            self._after = self.solver.after_one(self.V, self.mask, self.u, self.flags)
+        return self._after
+
     def boxes(self, counts: "Counts", served: bool) -> tuple[list[dict[str, Any]], bool]:
         """Every box this group may go in now, with its points and the expected final total; best first."""
         rules = self.solver.rules
@@ -68,12 +77,18 @@ class Position:
         # A roll that wins on the spot is valued as the same dice thrown later.
         valued = rules.score_counts(counts, False, self.sheet) if served and score.instant_win else score
         shown, kept = dict(score.options), dict(valued.options)
-        points = np.array([kept.get(box_id, 0) for box_id in score.scratch], dtype=np.int64)
-        boxes = np.array([rules.index[box_id] for box_id in score.scratch], dtype=np.int64)
-        # every box's next state at once (the same states :meth:`after` finds one by one)
-        after = self.V[self.solver.space.close_many(self.mask, self.u, self.flags, boxes, points)].tolist()
+        points = [kept.get(box_id, 0) for box_id in score.scratch]
+        boxes = [rules.index[box_id] for box_id in score.scratch]
+        # the value after each box: read among every (box, points) a plain roll makes, worked out at once
+        place = self.solver.entries[False].place
+        found = [place.get(move) for move in zip(boxes, points)]
+        if None in found:  # points no plain roll scores there (a served roll's): those boxes' next states
+            after = self.V[self.solver.space.close_many(self.mask, self.u, self.flags, np.array(boxes),
+                                                        np.array(points))].tolist()
+        else:
+            after = self.after_each.take(found).tolist()
         out = []
-        for box_id, p, a in zip(score.scratch, points.tolist(), after):
+        for box_id, p, a in zip(score.scratch, points, after):
             out.append({"category": box_id, "points": shown.get(box_id, 0),
                         "expected": self.points + p + valued.bonus + a})
         out.sort(key=lambda b: -b["expected"])
@@ -96,17 +111,21 @@ class Position:
 
     def keeps(self, counts: "Counts", roll: int, limit: int | None = None) -> list[dict[str, Any]]:
         """Every distinct proper keep of this roll (rolls 1 and 2), with the expected final total; best first."""
-        d = self.solver.turn_dice
+        solver = self.solver
         if self._turn is not None:
             values = (self._turn.keep1 if roll == 1 else self._turn.keep2)[0]
         else:  # the stages that lead to this throw's keeps, not the whole turn
-            one = np.array([self.mask], dtype=np.int64)
-            values = self.solver.keeps_at(self.V, one, np.array([self.u]), np.array([self.flags]), roll)[0]
-        out = [{"keep": list(d.keep_faces[k]), "expected": self.points + float(values[k])}
-               for k in d.sub_keeps(counts)]
-        # a tie (the same value to the bit, as keeping 3-3-3-5 or 3-3-3-6 often is): more dice, then lower faces
-        out.sort(key=lambda k: (-k["expected"], -len(k["keep"]), k["keep"]))
-        return out if limit is None else out[:limit]
+            after = self.after_each if solver.pairs is None else None
+            values = solver.keeps_at(self.V, self.mask, self.u, self.flags, roll, after)
+        keeps, faces = solver.turn_dice.ranked_sub_keeps(counts)
+        points = self.points
+        expected = [points + v for v in values.take(keeps).tolist()]
+        # best first; a tie (the same value to the bit, as keeping 3-3-3-5 or 3-3-3-6 often is) keeps the ranked
+        # order, more dice then lower faces (a sort by a key alone is stable, reversed too)
+        order = sorted(range(len(expected)), key=expected.__getitem__, reverse=True)
+        if limit is not None:
+            order = order[:limit]
+        return [{"keep": list(faces[i]), "expected": expected[i]} for i in order]
 
 
 def advise(solver: Solver, V: np.ndarray, sheet: Mapping[str, int], counts: "Counts", roll: int,

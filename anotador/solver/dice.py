@@ -86,6 +86,7 @@ class Dice:
         self.keeps = [k for size in range(n) for k in multisets(size)]
         self.keep_index = {k: i for i, k in enumerate(self.keeps)}
         self._sub_keeps: dict[tuple[int, ...], list[int]] = {}
+        self._ranked: dict[tuple[int, ...], tuple[np.ndarray, list[tuple[int, ...]]]] = {}
         self.keep_faces = [tuple(expand(k)) for k in self.keeps]  # each keep as sorted faces
         self.keep_size = np.array([sum(k) for k in self.keeps])
         # Children one die smaller, padded with a repeated child (harmless under a maximum).
@@ -138,18 +139,28 @@ class Dice:
         layout or on the batch it is in."""
         if values.shape[0] > 1:
             return self.expect_by_keep(values.T).T
-        out = np.empty((1, len(self.keeps)))
-        row = out[0]  # one state (advice): a gather and a sum a level (a sum of six goes in order)
+        return self.expect_one(values[0])[None, :]
+
+    def expect_one(self, values: np.ndarray) -> np.ndarray:
+        """:meth:`expect` for one state (advice): a gather, a sum and a division a level (a sum of six goes in
+        order), each in place in the level's run of keeps."""
+        out = np.empty(len(self.keeps))
         for size in range(self.n - 1, -1, -1):
             keeps, up = self.up[size]
-            row[keeps] = (values[0] if size == self.n - 1 else row)[up].sum(axis=1) / FACES
+            level = out[keeps[0]:keeps[-1] + 1]
+            np.add.reduce((values if size == self.n - 1 else out).take(up), axis=1, out=level)
+            np.divide(level, FACES, out=level)
         return out
 
     def best_within(self, keep_values: np.ndarray) -> np.ndarray:
         """Expected values of keeps (states × keeps) → for every roll, its best proper keep (states × rolls)."""
         if keep_values.shape[0] == 1 and self.within is not None:  # one state of five dice: at once
-            return keep_values[0][self.within].max(axis=0)[None, :]
+            return self.best_within_one(keep_values[0])[None, :]
         return self.best_within_by_roll(keep_values.T).T
+
+    def best_within_one(self, keep_values: np.ndarray) -> np.ndarray:
+        """:meth:`best_within` for one state of five dice (keeps → rolls): a gather and a maximum."""
+        return keep_values.take(self.within).max(axis=0)
 
     def expect_by_keep(self, values: np.ndarray, scratch: "Scratch | None" = None) -> np.ndarray:
         """:meth:`expect` for values as rolls x states: keeps x states.
@@ -323,6 +334,15 @@ class Dice:
         found = self._sub_keeps.get(roll)
         if found is None:
             found = self._sub_keeps[roll] = self._find_sub_keeps(roll)
+        return found
+
+    def ranked_sub_keeps(self, roll: tuple[int, ...]) -> tuple[np.ndarray, list[tuple[int, ...]]]:
+        """:meth:`sub_keeps` in the order advice breaks a tie between them (more dice, then lower faces), with
+        each one's faces: an index array and its faces (worked out once per roll)."""
+        found = self._ranked.get(roll)
+        if found is None:
+            keeps = sorted(self.sub_keeps(roll), key=lambda k: (-len(self.keep_faces[k]), self.keep_faces[k]))
+            found = self._ranked[roll] = (np.array(keeps, dtype=np.intp), [self.keep_faces[k] for k in keeps])
         return found
 
     def _find_sub_keeps(self, roll: tuple[int, ...]) -> list[int]:

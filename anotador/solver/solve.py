@@ -42,6 +42,7 @@ import numpy as np
 
 from .dice import Dice, Scratch, dice
 from .space import Space
+from .one import OneSheet
 from .special import NEG, SpecialRolls
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -82,7 +83,7 @@ class Chosen(NamedTuple):
     after: np.ndarray
 
 
-class Solver(SpecialRolls):
+class Solver(SpecialRolls, OneSheet):
     """Builds and reads the table of one rule set."""
 
     def __init__(self, rules: "RuleSet") -> None:
@@ -106,18 +107,7 @@ class Solver(SpecialRolls):
         for served in (False, True):
             more = {b: np.flatnonzero(self.rows[served][:, b] > self.rows[served][:, b].min()) for b in single}
             self._few[served] = {b: m for b, m in more.items() if len(m) < len(rolls) // 2}
-        # One state at a time (advice): every (box, points) a roll can take, in one flat list per served,
-        # and for every roll and box where its points sit in that list.
-        self.entries = {}
-        if self.pairs is None:
-            for served in (False, True):
-                vals = [v for v, _ in self.values[served]]
-                starts = np.cumsum([0] + [len(v) for v in vals])
-                self.entries[served] = (
-                    np.concatenate([np.full(len(v), b, dtype=np.int64) for b, v in enumerate(vals)]),
-                    np.concatenate(vals).astype(np.int64),
-                    np.stack([starts[b] + inv for b, (_, inv) in enumerate(self.values[served])]),
-                    np.ascontiguousarray(self.rows[served].T))  # boxes x rolls: a maximum down columns is fast
+        self._init_one()
 
     # -- one box a turn ---------------------------------------------------
 
@@ -177,41 +167,6 @@ class Solver(SpecialRolls):
                 kept[b] = (after[0], None) if after.shape[0] == 1 else (after, vals)
             yield b, each
 
-    def _now_one(self, V: np.ndarray, mask: int, u: int, flags: int, served: bool) -> np.ndarray:
-        """:meth:`now` for one state (advice), in a few array operations rather than a loop over boxes.
-
-        The same sums and the same maximum, so the same numbers to the last bit."""
-        out = self._every_one(V, mask, u, flags, served).max(axis=0)
-        if len(self.special):
-            values, _, bonus = self._special_every_one(V, mask, u, flags, served)
-            out[self.special] = values.max(axis=1) + bonus
-        return out
-
-    def choose_one(self, V: np.ndarray, mask: int, u: int, flags: int, served: bool) -> Chosen:
-        """For one state, the box advice names for each roll scored now (the best, the first in sheet order
-        among equals), from the same sums as :meth:`_now_one`: the value of the box is the value of the roll."""
-        every = self._every_one(V, mask, u, flags, served)
-        rolls = np.arange(every.shape[1])
-        box = every.argmax(axis=0)
-        points = self.rows[served][rolls, box].astype(np.int64)
-        bonus = np.zeros(len(rolls), dtype=np.int64)
-        if len(self.special):
-            values, special_points, special_bonus = self._special_every_one(V, mask, u, flags, served)
-            best = values.argmax(axis=1)
-            box[self.special] = best
-            points[self.special] = special_points[np.arange(len(best)), best]
-            bonus[self.special] = special_bonus.astype(np.int64)
-        after = self.space.close_many(mask, u, flags, box, points)
-        return Chosen(box, points, bonus, after)
-
-    def _every_one(self, V: np.ndarray, mask: int, u: int, flags: int, served: bool) -> np.ndarray:
-        """One state: each roll's points plus the value after, in each box (boxes x rolls; -inf where closed;
-        special rolls have the plain rows' numbers here, :meth:`_special_every_one` their own)."""
-        box, points, at, rows = self.entries[served]
-        every = V[self.space.close_many(mask, u, flags, box, points)][at] + rows
-        every[(mask >> np.arange(self.space.nb)) & 1 == 1] = NEG
-        return every
-
     def turn(self, V: np.ndarray, mask, u, flags, scratch: Scratch | None = None) -> Turn:
         """One turn from a batch of states: every stage, and each state's value. With ``scratch`` (a build),
         a batch's stages are its buffers: only ``value`` outlives the next batch."""
@@ -225,15 +180,6 @@ class Solver(SpecialRolls):
         keep1 = d.expect(roll2)
         roll1 = np.maximum(served, d.best_within(keep1))
         return Turn(plain, served, keep2, roll2, keep1, roll1, roll1 @ d.first)
-
-    def keeps_at(self, V: np.ndarray, mask, u, flags, throw: int) -> np.ndarray:
-        """One state's keeps at throw ``throw`` (1 or 2): only the stages of :meth:`turn` that lead there, the
-        same steps so the same numbers to the bit. Advice for a throw needs no more: throw 2's keeps read the
-        last throw alone, and no keep reads what a served roll scores now."""
-        plain = self._plain(V, mask, u, flags)
-        d = self.turn_dice
-        keep2 = d.expect(plain)
-        return keep2 if throw == 2 else d.expect(np.maximum(plain, d.best_within(keep2)))
 
     def _plain(self, V: np.ndarray, mask, u, flags) -> np.ndarray:
         """One state's rolls scored now, not served (throws 2 and 3): one box, or two for ten dice."""

@@ -29,27 +29,20 @@ class SpecialRolls:
         bits = [[1 << b for b in self.watched[r]] + [0] * (width - len(self.watched[r])) for r in self.special.tolist()]
         self._watched_bits = np.array(bits, dtype=np.int64).reshape(len(self.special), width)
         self._kinds: dict[bool, tuple] = {}
-        self._points_kept: dict[tuple[bool, int, int], tuple[np.ndarray, np.ndarray]] = {}
+        self._kinds_one: dict[bool, tuple] = {}
+        self._watched_one = [tuple(int(b) for b in row) for row in self._watched_bits]
+        self._points_kept: dict[tuple[bool, int, int], tuple] = {}
         self._special_boxes = np.tile(np.arange(len(rules.boxes)), len(self.special))
-
-    def _special_every_one(self, V: np.ndarray, mask: int, u: int, flags: int, served: bool
-                           ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """One state, the rolls the engine scores by the sheet: each one's value in each box (special x boxes,
-        -inf where it may not go, bonus aside), its points there, and its bonus. A judgement with no order of
-        boxes goes in any free box, as other rolls do; a forced joker where the engine places it."""
-        points, bonus = self._special_points(served, mask, flags)
-        scored = np.maximum(points, 0)
-        after = V[self.space.close_many(mask, u, flags, self._special_boxes, scored.ravel())]
-        return np.where(points >= 0, points + after.reshape(points.shape), NEG), scored, bonus
 
     #: The most (served, closed boxes, held flags) whose special rolls' points one solver keeps: the boxes a
     #: game's players reach in a night, not a whole table's (a Yahtzee sheet's are 16,384 x 2).
     POINTS_KEPT = 4096
 
-    def _special_points(self, served: bool, mask: int, flags: int) -> tuple[np.ndarray, np.ndarray]:
-        """The special rolls' points in each box with ``mask`` closed (-1 where one may not go), and their
-        bonuses: what a sheet with these boxes and flags makes of them, the forced jokers placed. They read
-        no subtotal, so a turn's three advice calls and every subtotal of a sheet share them."""
+    def _special_points(self, served: bool, mask: int, flags: int) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+        """The special rolls' points in each box with ``mask`` closed (-1 where one may not go), their bonuses,
+        and where those points are among one sheet's entries (:class:`.one.Entries`; None if some are not): what a
+        sheet with these boxes and flags makes of them, the forced jokers placed. They read no subtotal, so a
+        turn's three advice calls and every subtotal of a sheet share them."""
         key = (served, mask, flags)
         found = self._points_kept.get(key)
         if found is None:
@@ -60,10 +53,42 @@ class SpecialRolls:
             self._points_kept[key] = found
         return found
 
-    def _special_made(self, served: bool, mask: int, flags: int) -> tuple[np.ndarray, np.ndarray]:
-        """:meth:`_special_points`, worked out (:meth:`_special_many` for one sheet)."""
-        points, bonus = self._special_many(served, np.array([mask]), np.array([flags]))
-        return points[0], bonus[0]
+    def _special_made(self, served: bool, mask: int, flags: int) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+        """:meth:`_special_points`, worked out: :meth:`_special_many`'s steps for one sheet, each roll's kind and
+        place in plain numbers (a sheet is a few numbers; an array operation costs more than its arithmetic)."""
+        rows, bonus, _ = self._judged_kinds(served)
+        orders, place, missing = self._one_kinds(served)
+        free = ~mask & ((1 << self.space.nb) - 1)
+        kinds, allowed, found = [], [], True
+        for j, bits in enumerate(self._watched_one):
+            kind = sum(1 << i for i, bit in enumerate(bits) if mask & bit) * self.space.F + flags
+            kinds.append(kind)
+            allowed.append(self.rules.first_free(orders[j][kind], free))
+            found = found and not allowed[-1] & missing[j][kind]
+        special = np.arange(len(kinds))
+        go = (np.array(allowed)[:, None] >> np.arange(self.space.nb)) & 1 == 1
+        return (np.where(go, rows[special, kinds], -1), bonus[special, kinds],
+                place[special, kinds] if found else None)
+
+    def _one_kinds(self, served: bool) -> tuple[list[list[tuple[int, ...]]], np.ndarray, list[list[int]]]:
+        """:meth:`_judged_kinds` as one sheet reads it: each roll's groups of boxes by kind (bits, in order);
+        where its points in each box are among one sheet's entries (:class:`.one.Entries`), and
+        the boxes where they are not, as bits."""
+        found = self._kinds_one.get(served)
+        if found is None:
+            rows, _, groups = self._judged_kinds(served)
+            orders = [[tuple(int(g) for g in order if g) for order in each] for each in groups]
+            place = np.zeros(rows.shape, dtype=np.int64)
+            missing = [[0] * rows.shape[1] for _ in range(rows.shape[0])]
+            e = self.entries.get(served)
+            for j, kind, b in np.ndindex(*rows.shape):
+                k = None if e is None else e.place.get((b, int(rows[j, kind, b])))
+                if k is None:
+                    missing[j][kind] |= 1 << b
+                else:
+                    place[j, kind, b] = k
+            found = self._kinds_one[served] = (orders, place, missing)
+        return found
 
     def _special_many(self, served: bool, mask: np.ndarray, flags: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """:meth:`_special_points` for many sheets (closed boxes, held flags) at once (sheets x special x boxes,
