@@ -6,7 +6,8 @@ import json
 import os
 from typing import Any, Mapping
 
-from flask import Flask
+import orjson
+from flask import Flask, Response, current_app
 from flask.json.provider import DefaultJSONProvider
 from flask.sessions import SessionInterface
 from werkzeug.middleware.proxy_fix import ProxyFix
@@ -14,6 +15,12 @@ from werkzeug.middleware.proxy_fix import ProxyFix
 from . import advice, cli, config, cors, database, errors, headers, settings
 from .extensions import MIGRATIONS, compress, db, migrate
 from .polls import Polls
+
+
+#: orjson as jsonify writes: a newline after the text, keys that are not strings as json writes them, and
+#: dates and dataclasses through Flask's ``default``.
+_ORJSON = (orjson.OPT_APPEND_NEWLINE | orjson.OPT_NON_STR_KEYS | orjson.OPT_PASSTHROUGH_DATETIME
+           | orjson.OPT_PASSTHROUGH_DATACLASS)
 
 
 class JSONProvider(DefaultJSONProvider):
@@ -42,6 +49,23 @@ class JSONProvider(DefaultJSONProvider):
         if kwargs == self._COMPACT:
             return self._compact.encode(obj)
         return super().dumps(obj, **kwargs)
+
+    def response(self, *args: Any, **kwargs: Any) -> Response:  # noqa: D102 - Flask's
+        # jsonify's compact answers through orjson: an advice's 45 figures took 38 us through json's encoder,
+        # 3 through orjson. The same text as json writes, or json writes it: non-ASCII (which orjson cannot
+        # escape), what orjson writes otherwise (dates, dataclasses: Flask's ``default`` is asked first) or
+        # cannot write (integers past 64 bits).
+        app = current_app
+        if self.compact is False or (self.compact is None and app.debug) or (args and kwargs):
+            return super().response(*args, **kwargs)
+        obj = kwargs or (args[0] if len(args) == 1 else list(args) if args else None)
+        try:
+            data = orjson.dumps(obj, default=self.default, option=_ORJSON)
+        except TypeError:  # orjson.JSONEncodeError is one
+            data = b""
+        if not data.isascii() or not data:
+            return super().response(*args, **kwargs)
+        return app.response_class(data, mimetype=self.mimetype)
 
 
 class Anotador(Flask):

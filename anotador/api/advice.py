@@ -40,6 +40,12 @@ def _round(x: float) -> float:
     return round(x, 6)
 
 
+def _rounded(options: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    for option in options:
+        option["expected"] = round(option["expected"], 6)
+    return options
+
+
 @bp.post("/advice")
 def advice():
     """The best box and the best keep for a roll, with the expected final total of each."""
@@ -64,12 +70,13 @@ def advice():
     if "rules" in data:
         body["rules"] = {"base": rules.variant.id, **rules.options.as_dict()}
     body |= {"dice": data["dice"], "roll": roll, "expected_final": _round(found.expected_final)}
+    # the advice's own lists, their figures rounded in place: made for this answer alone
     if rules.boxes_per_turn > 1:
-        body["splits"] = [{**s, "expected": _round(s["expected"])} for s in found.splits]
+        body["splits"] = _rounded(found.splits)
     else:
-        body["boxes"] = [{**b, "expected": _round(b["expected"])} for b in found.boxes]
+        body["boxes"] = _rounded(found.boxes)
     if roll < 3:
-        body["keeps"] = [{**k, "expected": _round(k["expected"])} for k in found.keeps]
+        body["keeps"] = _rounded(found.keeps)
     body["best"] = {**found.best, "expected": _round(found.best["expected"])}
     body["instant_win"] = found.instant_win
     if "opponents" in data:

@@ -40,7 +40,7 @@ class Position:
         self.solver, self.V, self.sheet = solver, V, sheet
         space = solver.space
         self.mask, self.u, self.flags = space.parts_of(sheet)
-        self.state = int(space.index(self.mask, self.u, self.flags))
+        self.state = space.index_one(self.mask, self.u, self.flags)
         self.points = sum(sheet.values()) + earned
         self._turn: Turn | None = None
         self._after: np.ndarray | None = None

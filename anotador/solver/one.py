@@ -18,6 +18,16 @@ from .space import Moves
 from .special import NEG
 
 
+class Chosen(NamedTuple):
+    """Where each roll goes if scored now, from one state (:meth:`Solver.choose_one`), over rolls: the box's
+    index, its points there, the roll's bonus besides (a further Yahtzee's), the state once the box holds them."""
+
+    box: np.ndarray
+    points: np.ndarray
+    bonus: np.ndarray
+    after: np.ndarray
+
+
 class Entries(NamedTuple):
     """Every (box, points) a roll scores there, boxes in sheet order, each box's points increasing: what one
     state's next states are read by."""
@@ -102,8 +112,6 @@ class OneSheet:
     def choose_one(self, V: np.ndarray, mask: int, u: int, flags: int, served: bool):
         """For one state, the box advice names for each roll scored now (the best, the first in sheet order
         among equals), from the same sums as :meth:`_now_one`: the value of the box is the value of the roll."""
-        from .solve import Chosen
-
         after = self.after_one(V, mask, u, flags, served)
         every = self._every_one(V, mask, u, flags, served, after)
         rolls = np.arange(every.shape[1])

@@ -42,7 +42,7 @@ import numpy as np
 
 from .dice import Dice, Scratch, dice
 from .space import Space
-from .one import OneSheet
+from .one import Chosen, OneSheet
 from .special import NEG, SpecialRolls
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -71,16 +71,6 @@ class Turn(NamedTuple):
     keep1: np.ndarray       # keeps at roll 1: the expected value of roll 2
     roll1: np.ndarray       # rolls: the best at roll 1
     value: float            # the state's value, before the first roll
-
-
-class Chosen(NamedTuple):
-    """Where each roll goes if scored now, from one state (:meth:`Solver.choose_one`), over rolls: the box's
-    index, its points there, the roll's bonus besides (a further Yahtzee's), the state once the box holds them."""
-
-    box: np.ndarray
-    points: np.ndarray
-    bonus: np.ndarray
-    after: np.ndarray
 
 
 class Solver(SpecialRolls, OneSheet):
