@@ -42,7 +42,7 @@ def test_the_special_rolls_of_many_sheets_at_once_are_each_sheets():
     for served in (False, True):
         points, bonus = solver._special_many(served, mask, flags)
         for i in range(0, 600, 7):
-            one_points, one_bonus, _ = solver._special_made(served, int(mask[i]), int(flags[i]))
+            one_points, one_bonus, *_ = solver._special_made(served, int(mask[i]), int(flags[i]))
             assert np.array_equal(points[i], one_points) and np.array_equal(bonus[i], one_bonus)
         forced = 0
         for i in range(0, 600, 11):

@@ -58,13 +58,13 @@ def test_special_rolls_read_their_values_after_among_the_entries(variant, option
     outside = 0
     for mask, u, flags in _states(solver, np.random.default_rng(9), 12):
         for served in (False, True):
-            points, bonus, place = solver._special_made(served, mask, flags)
+            points, bonus, place, reach = solver._special_made(served, mask, flags)
             outside += place is None
             many_points, many_bonus = solver._special_many(served, np.array([mask]), np.array([flags]))
             assert np.array_equal(points, many_points[0]) and np.array_equal(bonus, many_bonus[0])
             solver._points_kept.clear()
             got = solver._special_one(V, mask, u, flags, served)
-            solver._points_kept[(served, mask, flags)] = (points, bonus, None)  # the way without the entries
+            solver._points_kept[(served, mask, flags)] = (points, bonus, None, reach)  # without the entries
             anew = solver._special_one(V, mask, u, flags, served)
             solver._points_kept.clear()
             for a, b in zip(got, anew):

@@ -98,16 +98,16 @@ class OneSheet:
     def _special_one(self, V: np.ndarray, mask: int, u: int, flags: int, served: bool,
                      after: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """One state, the rolls the engine scores by the sheet: each one's value in each box (special x boxes,
-        -inf where it may not go, bonus aside), its points there, and its bonus. Their points in a box are
-        almost always some roll's plain points there: the value after is then read among the entries'."""
-        points, bonus, place = self._special_points(served, mask, flags)
-        scored = np.maximum(points, 0)
+        -inf where it may not go, bonus aside), its points there (-1 where it may not go), and its bonus. Their
+        points in a box are almost always some roll's plain points there: the value after is then read among
+        the entries'."""
+        points, bonus, place, reach = self._special_points(served, mask, flags)
         if place is None:  # points no plain roll scores in that box: their next states worked out
-            later = V[self.space.close_many(mask, u, flags, self._special_boxes, scored.ravel())]
+            later = V[self.space.close_many(mask, u, flags, self._special_boxes, np.maximum(points, 0).ravel())]
             later = later.reshape(points.shape)
         else:
             later = (self.after_one(V, mask, u, flags, served) if after is None else after)[place]
-        return np.where(points >= 0, points + later, NEG), scored, bonus
+        return reach + later, points, bonus
 
     def choose_one(self, V: np.ndarray, mask: int, u: int, flags: int, served: bool):
         """For one state, the box advice names for each roll scored now (the best, the first in sheet order
@@ -122,7 +122,7 @@ class OneSheet:
             values, special_points, special_bonus = self._special_one(V, mask, u, flags, served, after)
             best = values.argmax(axis=1)
             box[self.special] = best
-            points[self.special] = special_points[np.arange(len(best)), best]
+            points[self.special] = np.maximum(special_points[np.arange(len(best)), best], 0)
             bonus[self.special] = special_bonus.astype(np.int64)
         return Chosen(box, points, bonus, self.space.close_many(mask, u, flags, box, points))
 

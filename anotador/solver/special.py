@@ -38,11 +38,12 @@ class SpecialRolls:
     #: game's players reach in a night, not a whole table's (a Yahtzee sheet's are 16,384 x 2).
     POINTS_KEPT = 4096
 
-    def _special_points(self, served: bool, mask: int, flags: int) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+    def _special_points(self, served: bool, mask: int, flags: int) -> tuple:
         """The special rolls' points in each box with ``mask`` closed (-1 where one may not go), their bonuses,
-        and where those points are among one sheet's entries (:class:`.one.Entries`; None if some are not): what a
-        sheet with these boxes and flags makes of them, the forced jokers placed. They read no subtotal, so a
-        turn's three advice calls and every subtotal of a sheet share them."""
+        where those points are among one sheet's entries (:class:`.one.Entries`; None if some are not), and the
+        points as floats (-inf where one may not go): what a sheet with these boxes and flags makes of them, the
+        forced jokers placed. They read no subtotal, so a turn's three advice calls and every subtotal of a
+        sheet share them."""
         key = (served, mask, flags)
         found = self._points_kept.get(key)
         if found is None:
@@ -53,7 +54,7 @@ class SpecialRolls:
             self._points_kept[key] = found
         return found
 
-    def _special_made(self, served: bool, mask: int, flags: int) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+    def _special_made(self, served: bool, mask: int, flags: int) -> tuple:
         """:meth:`_special_points`, worked out: :meth:`_special_many`'s steps for one sheet, each roll's kind and
         place in plain numbers (a sheet is a few numbers; an array operation costs more than its arithmetic)."""
         rows, bonus, _ = self._judged_kinds(served)
@@ -67,8 +68,8 @@ class SpecialRolls:
             found = found and not allowed[-1] & missing[j][kind]
         special = np.arange(len(kinds))
         go = (np.array(allowed)[:, None] >> np.arange(self.space.nb)) & 1 == 1
-        return (np.where(go, rows[special, kinds], -1), bonus[special, kinds],
-                place[special, kinds] if found else None)
+        points = np.where(go, rows[special, kinds], -1)
+        return points, bonus[special, kinds], place[special, kinds] if found else None, np.where(go, points, NEG)
 
     def _one_kinds(self, served: bool) -> tuple[list[list[tuple[int, ...]]], np.ndarray, list[list[int]]]:
         """:meth:`_judged_kinds` as one sheet reads it: each roll's groups of boxes by kind (bits, in order);
