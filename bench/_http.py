@@ -145,6 +145,51 @@ def _worker(port: int, method: str, path: str, bodies: list[bytes], seconds: flo
     out.put(latencies)
 
 
+def _interleaved_worker(port: int, plans: list[tuple[str, list[bytes]]], seconds: float, out) -> None:
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+    headers = {"Content-Type": "application/json", "Connection": "keep-alive"}
+    latencies: list[list[float]] = [[] for _ in plans]
+    n = 0
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        k = n % len(plans)
+        path, bodies = plans[k]
+        body = bodies[(n // len(plans)) % len(bodies)]
+        t = time.perf_counter()
+        try:
+            conn.request("POST", path, body=body, headers=headers)
+            resp = conn.getresponse()
+            resp.read()
+            if resp.status >= 400:
+                raise RuntimeError(f"POST {path} answered {resp.status}")
+            if resp.will_close:
+                conn.close()
+        except (http.client.HTTPException, OSError):
+            conn.close()
+            conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+            continue
+        latencies[k].append(time.perf_counter() - t)
+        n += 1
+    out.put(latencies)
+
+
+def interleaved(port: int, plans: list[tuple[str, list]], seconds: float) -> list[dict]:
+    """One client taking each of ``plans`` (path, bodies) in turn, a request each: what the plans cost side by
+    side, on a machine whose speed drifts by the second. Per plan: requests and latency."""
+    raw = [(path, [json.dumps(b).encode() for b in bodies]) for path, bodies in plans]
+    q: mp.Queue = mp.Queue()
+    proc = mp.Process(target=_interleaved_worker, args=(port, raw, seconds, q))
+    proc.start()
+    lat = q.get()
+    proc.join()
+    out = []
+    for each in lat:
+        each.sort()
+        pick = lambda f: each[min(len(each) - 1, int(f * len(each)))] * 1000  # noqa: E731
+        out.append({"requests": len(each), "p50_ms": pick(0.5), "p99_ms": pick(0.99)})
+    return out
+
+
 def load(port: int, path: str, bodies: list, concurrency: int, seconds: float, method: str = "POST",
          headers: dict | None = None) -> dict:
     """Drive ``path`` with ``concurrency`` client processes; return req/s and latency."""

@@ -35,7 +35,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import numpy as np  # noqa: E402
 
-from bench._http import gunicorn, load  # noqa: E402
+from bench._http import gunicorn, interleaved, load  # noqa: E402
 from anotador.advice import Tables  # noqa: E402
 from anotador.rules import VARIANTS, find_variant  # noqa: E402
 from anotador.solver import Solver, dice  # noqa: E402
@@ -218,20 +218,20 @@ def over_http(args) -> None:
     env = {"ANOTADOR_SOLVER_DIR": folder, "ANOTADOR_DATABASE_URL": f"sqlite:///{folder}/b.sqlite",
            "ANOTADOR_SOLVER_BUILD_AHEAD": "false"}
     print(f"Warm advice over HTTP (gunicorn, scripts/serve's settings, 1 client, {args.rounds} x {args.seconds:g}s, "
-          "alternating with /score)")
-    results = {"score": [], "advice generala": [], "advice yahtzee": []}
+          "a /score, an advice of each, in turn)")
+    names = ("score", "advice generala", "advice yahtzee")
+    plans = [("/api/v1/score", score_bodies), ("/api/v1/advice", bodies["generala"]),
+             ("/api/v1/advice", bodies["yahtzee"])]
+    rounds = []
     with gunicorn("wsgi:app", env=env) as server:
-        load(server.port, "/api/v1/advice", bodies["generala"] + bodies["yahtzee"], 1, 1.0)  # loads the tables
-        load(server.port, "/api/v1/score", score_bodies, 1, 1.0)
+        interleaved(server.port, plans, 2.0)  # loads the tables, warms both workers
         for _ in range(args.rounds):
-            results["score"].append(load(server.port, "/api/v1/score", score_bodies, 1, args.seconds))
-            results["advice generala"].append(load(server.port, "/api/v1/advice", bodies["generala"], 1, args.seconds))
-            results["advice yahtzee"].append(load(server.port, "/api/v1/advice", bodies["yahtzee"], 1, args.seconds))
-    base = statistics.median(r["p50_ms"] for r in results["score"])
-    for name, runs in results.items():
-        p50 = [r["p50_ms"] for r in runs]
-        p99 = statistics.median(r["p99_ms"] for r in runs)
-        print(f"  {name:16s} p50 ms: {spread(p50)}   p99 {p99:6.2f} ms   = {statistics.median(p50) / base:4.1f} x /score")
+            rounds.append(interleaved(server.port, plans, args.seconds))
+    for k, name in enumerate(names):
+        p50 = [r[k]["p50_ms"] for r in rounds]
+        p99 = statistics.median(r[k]["p99_ms"] for r in rounds)
+        ratio = [r[k]["p50_ms"] / r[0]["p50_ms"] for r in rounds]  # each round's own /score: the same seconds
+        print(f"  {name:16s} p50 ms: {spread(p50)}   p99 {p99:6.2f} ms   = {spread(ratio)} x /score")
     sizes = sorted((p.stat().st_size, p.name) for p in Path(folder).glob("*.table"))
     print("Tables on disk: " + ", ".join(f"{s / 1e6:.1f} MB" for s, _ in sizes))
 

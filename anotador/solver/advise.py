@@ -33,6 +33,10 @@ class Advice:
     instant_win: bool = False
 
 
+def _by_expected(option: dict[str, Any]) -> float:
+    return option["expected"]
+
+
 class Position:
     """A sheet as the solver sees it: its state, the turn ahead, and what any move leads to."""
 
@@ -77,21 +81,19 @@ class Position:
         # A roll that wins on the spot is valued as the same dice thrown later.
         valued = rules.score_counts(counts, False, self.sheet) if served and score.instant_win else score
         shown, kept = dict(score.options), dict(valued.options)
-        points = [kept.get(box_id, 0) for box_id in score.scratch]
-        boxes = [rules.index[box_id] for box_id in score.scratch]
+        index, scratch = rules.index, score.scratch
+        moves = [(index[box_id], kept.get(box_id, 0)) for box_id in scratch]
         # the value after each box: read among every (box, points) a plain roll makes, worked out at once
-        place = self.solver.entries[False].place
-        found = [place.get(move) for move in zip(boxes, points)]
+        found = list(map(self.solver.entries[False].place.get, moves))
         if None in found:  # points no plain roll scores there (a served roll's): those boxes' next states
-            after = self.V[self.solver.space.close_many(self.mask, self.u, self.flags, np.array(boxes),
-                                                        np.array(points))].tolist()
+            boxes, points = np.array(moves, dtype=np.int64).reshape(-1, 2).T
+            after = self.V[self.solver.space.close_many(self.mask, self.u, self.flags, boxes, points)].tolist()
         else:
             after = self.after_each.take(found).tolist()
-        out = []
-        for box_id, p, a in zip(score.scratch, points, after):
-            out.append({"category": box_id, "points": shown.get(box_id, 0),
-                        "expected": self.points + p + valued.bonus + a})
-        out.sort(key=lambda b: -b["expected"])
+        base = self.points + valued.bonus
+        out = [{"category": box_id, "points": shown.get(box_id, 0), "expected": base + p + a}
+               for box_id, (_, p), a in zip(scratch, moves, after)]
+        out.sort(key=_by_expected, reverse=True)
         return out, score.instant_win
 
     def splits(self, counts: "Counts", limit: int) -> list[dict[str, Any]]:

@@ -25,10 +25,11 @@ if TYPE_CHECKING:  # pragma: no cover
 
 class Moves(NamedTuple):
     """A fixed list of moves (a box takes some points) as :meth:`Space.close_moves` reads them: each move's
-    box as a bit, the held flag it sets, and per section its points (capped) times the digit's stride."""
+    box as a bit; by the flags before, each move's flags after; per section its points (capped) times the
+    digit's stride."""
 
     bit: np.ndarray
-    held: np.ndarray
+    flagged: list[np.ndarray]
     lift: list[np.ndarray]
 
 
@@ -290,18 +291,19 @@ class Space:
             return None
         lift = [self._member[i][box] * np.minimum(points, threshold) * (stride * self.F)
                 for i, ((_, threshold, _), stride) in enumerate(zip(self.sections, self.strides))]
-        return Moves(1 << box, np.where(points > 0, self._bits[box], 0), lift)
+        held = np.where(points > 0, self._bits[box], 0)
+        return Moves(1 << box, [held | flags for flags in range(self.F)], lift)
 
     def close_moves(self, mask: int, u: int, flags: int, moves: "Moves") -> np.ndarray:
         """:meth:`close_many` from one state for moves worked out by :meth:`moves`, in fewer array operations (a
         sheet's advice is a few dozen of them, each costing more than its arithmetic): a section's digit moves by
         ``min(points, threshold - digit)``, and the mask's row of the patterns' table is read once per move."""
         closed = mask | moves.bit
-        at = self._row[closed] + (moves.held | flags)
-        at += u * self.F
+        at = self._row[closed]
+        at += moves.flagged[flags]
         for lift, stride, (_, threshold, _) in zip(moves.lift, self.strides, self.sections):
             at += np.minimum(lift, (threshold - (u // stride) % (threshold + 1)) * stride * self.F)
-        return self._start[closed] + self._within[at]
+        return self._start[closed] + self._within[u * self.F:].take(at)  # the subtotals' offset as a view's
 
     def sheet_of(self, mask: int, flags: int) -> dict[str, int]:
         """A sheet in this context (closed boxes, held flags): what the engine needs to score a roll."""
