@@ -47,9 +47,14 @@ class OneSheet:
     """The one-state part of :class:`.solve.Solver` (which gives it ``rules``, ``space``, ``rows``, ``values``,
     ``pairs``, the special rolls and ``turn_dice``)."""
 
+    #: The most closed boxes (and served) whose moves' lookups one solver keeps (a kilobyte each): a turn's
+    #: three advice calls share them, as every sheet of a night with those boxes closed.
+    MASKS_KEPT = 4096
+
     def _init_one(self) -> None:
         """Each served's :class:`Entries` (one box a turn only: ten dice split their rolls, :meth:`now_two`)."""
         self.entries: dict[bool, Entries] = {}
+        self._masks_kept: dict[tuple[bool, int], tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
         if self.pairs is not None:
             return
         width = max(max(p, default=0) for p in self.space.possible) + 1
@@ -69,9 +74,17 @@ class OneSheet:
         e = self.entries[served]
         if e.moves is None:
             after = V[self.space.close_many(mask, u, flags, e.box, e.points)]
-        else:
-            after = V[self.space.close_moves(mask, u, flags, e.moves)]
-        after[(mask & e.bit) != 0] = NEG
+            after[(mask & e.bit) != 0] = NEG
+            return after
+        key = (served, mask)
+        of_mask = self._masks_kept.get(key)
+        if of_mask is None:
+            of_mask = self.space.moves_from(mask, e.moves)
+            if len(self._masks_kept) >= self.MASKS_KEPT:
+                self._masks_kept.clear()  # as the special points kept: a new night's sheets
+            self._masks_kept[key] = of_mask
+        after = V[self.space.close_moves(mask, u, flags, e.moves, of_mask)]
+        after[of_mask[2]] = NEG
         return after
 
     def _now_one(self, V: np.ndarray, mask: int, u: int, flags: int, served: bool,

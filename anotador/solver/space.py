@@ -58,6 +58,12 @@ class Space:
         self._member = np.array([[b in boxes for b in range(self.nb)] for boxes, _, _ in self.sections],
                                 dtype=np.int64).reshape(len(self.sections), self.nb)
         self._bits = np.array([self.held_bit.get(b, 0) for b in range(self.nb)], dtype=np.int64)
+        # a sheet's parts by box id (parts_of)
+        ids = [b.id for b in rules.boxes]
+        self._bit_of = {box_id: 1 << i for i, box_id in enumerate(ids)}
+        self._section_ids = [([ids[b] for b in sorted(boxes)], threshold, stride)
+                             for (boxes, threshold, _), stride in zip(self.sections, self.strides)]
+        self._held_ids = [(ids[b], bit) for b, bit in self.held_bit.items()]
         self._number()
 
     def _number(self) -> None:
@@ -276,12 +282,16 @@ class Space:
 
     def parts_of(self, sheet: Mapping[str, int]) -> tuple[int, int, int]:
         """A checked sheet's (mask, subtotals, flags): :meth:`parts` of its state, read from the sheet."""
-        mask = sum(1 << i for i, b in enumerate(self.rules.boxes) if b.id in sheet)
+        mask = 0
+        for box_id in sheet:
+            mask |= self._bit_of[box_id]
         u = 0
-        for i, (boxes, threshold, _) in enumerate(self.sections):
-            u += min(threshold, sum(sheet[self.rules.boxes[b].id] for b in boxes if self.rules.boxes[b].id in sheet)) \
-                * self.strides[i]
-        flags = sum(bit for b, bit in self.held_bit.items() if sheet.get(self.rules.boxes[b].id))
+        for ids, threshold, stride in self._section_ids:
+            u += min(threshold, sum([sheet.get(box_id, 0) for box_id in ids])) * stride
+        flags = 0
+        for box_id, bit in self._held_ids:
+            if sheet.get(box_id):
+                flags |= bit
         return mask, u, flags
 
     def moves(self, box: np.ndarray, points: np.ndarray) -> "Moves | None":
@@ -294,16 +304,23 @@ class Space:
         held = np.where(points > 0, self._bits[box], 0)
         return Moves(1 << box, [held | flags for flags in range(self.F)], lift)
 
-    def close_moves(self, mask: int, u: int, flags: int, moves: "Moves") -> np.ndarray:
+    def moves_from(self, mask: int, moves: "Moves") -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """What :meth:`close_moves` reads of ``mask`` alone, for each move: its mask's row of the patterns' table
+        and where its states start (as int32: a few kilobytes a mask), and whether its box is closed already."""
+        closed = mask | moves.bit
+        return self._row[closed].astype(np.int32), self._start[closed].astype(np.int32), (mask & moves.bit) != 0
+
+    def close_moves(self, mask: int, u: int, flags: int, moves: "Moves",
+                    of_mask: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None) -> np.ndarray:
         """:meth:`close_many` from one state for moves worked out by :meth:`moves`, in fewer array operations (a
         sheet's advice is a few dozen of them, each costing more than its arithmetic): a section's digit moves by
-        ``min(points, threshold - digit)``, and the mask's row of the patterns' table is read once per move."""
-        closed = mask | moves.bit
-        at = self._row[closed]
-        at += moves.flagged[flags]
+        ``min(points, threshold - digit)``, and the mask's row of the patterns' table is read once per move
+        (``of_mask``: :meth:`moves_from`'s, if kept)."""
+        row, start, _ = self.moves_from(mask, moves) if of_mask is None else of_mask
+        at = row + moves.flagged[flags]
         for lift, stride, (_, threshold, _) in zip(moves.lift, self.strides, self.sections):
             at += np.minimum(lift, (threshold - (u // stride) % (threshold + 1)) * stride * self.F)
-        return self._start[closed] + self._within[u * self.F:].take(at)  # the subtotals' offset as a view's
+        return start + self._within[u * self.F:].take(at)  # the subtotals' offset as a view's
 
     def sheet_of(self, mask: int, flags: int) -> dict[str, int]:
         """A sheet in this context (closed boxes, held flags): what the engine needs to score a roll."""
