@@ -110,7 +110,7 @@ def _chosen(solver: Solver, V: np.ndarray, mask, u, flags) -> tuple[np.ndarray, 
 
 def _special(solver: Solver, V: np.ndarray, mask, u, flags) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The box, points and bonus of each special roll (special x states), weighed as
-    :meth:`Solver._special_every_one` weighs them (:meth:`Solver.special_boxes`: its points plus the value after),
+    :meth:`Solver._special_one` weighs them (:meth:`Solver.special_boxes`: its points plus the value after),
     the first box in sheet order among equals."""
     points, bonus, values = solver.special_boxes(V, mask, u, flags, False)
     box = values.argmax(axis=2)  # the first box in sheet order among equals
