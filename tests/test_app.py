@@ -10,6 +10,7 @@ import flask.app
 import pytest
 from flask import jsonify
 
+import anotador.app
 from anotador.extensions import db
 
 SIX = [name[:40].ljust(40, ".") for name in (
@@ -63,11 +64,12 @@ def test_a_session_held_elsewhere_is_left_alone_and_ours_is_still_closed(db_app,
     assert done["alive"] and not sessions()
 
 
-def test_json_answers_are_written_as_flask_writes_them(app):
+def test_json_answers_are_written_as_flask_writes_them(app, monkeypatch):
     body = {"zeta": 1, "alfa": "Castañeda 🎲", "lista": [1.5, None, True], "anidado": {"b": 2, "a": 1}}
     plain = {"zeta": 1, "lista": [1.5, None, True, 192.648234, 1 / 3, 1e22, -0.0], "anidado": {"b": 2, "a": 1},
              "ok": False, 7: "a key that is no string"}
     stamp = datetime.datetime(2026, 12, 5, 12, 0, tzinfo=datetime.timezone.utc)
+    real = anotador.app.orjson.dumps
     with app.test_request_context():
         # Compact, keys in the order made, non-ASCII escaped: as Flask's default provider with sort_keys off,
         # whether orjson wrote it (plain, an advice's figures) or json (non-ASCII, a number past 64 bits)
@@ -77,7 +79,10 @@ def test_json_answers_are_written_as_flask_writes_them(app):
         assert jsonify(a=1).get_data(as_text=True) == '{"a":1}\n'
         # dates as Flask writes them (an HTTP date), not as orjson would (ISO 8601)
         assert json.loads(jsonify({"at": stamp}).get_data()) == {"at": "Sat, 05 Dec 2026 12:00:00 GMT"}
-        text = jsonify(body).get_data(as_text=True)
+        # and orjson writes what it can: an advice's figures, a score's options
+        written = []
+        monkeypatch.setattr(anotador.app.orjson, "dumps", lambda *a, **k: written.append(a[0]) or real(*a, **k))
+        assert jsonify(plain).status_code == 200 and written == [plain]
         assert app.json.dumps(body) == json.dumps(body)
         assert app.json.dumps(body, indent=2) == json.dumps(body, indent=2)
         app.debug = True  # for people: indented, as Flask does in debug
