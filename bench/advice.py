@@ -211,27 +211,30 @@ def over_http(args) -> None:
         rules = find_variant(variant).rules()
         bodies[variant] = [{"variant": variant, "sheet": dict(sheet), "dice": [f for f, c in enumerate(counts, 1)
                             for _ in range(c)], "roll": roll} for sheet, counts, roll in sheets_and_rolls(rules, args.bodies, rng)]
-    score_bodies = [{"variant": b["variant"], "sheet": b["sheet"], "dice": b["dice"], "served": b["roll"] == 1}
-                    for b in bodies["generala"]]
+    # /score of the same dice on the same sheet, served on a first throw: each advice's own baseline
+    scores = {variant: [{"variant": variant, "sheet": b["sheet"], "dice": b["dice"], "served": b["roll"] == 1}
+                        for b in bodies[variant]] for variant in bodies}
     # The two tables it asks for are built above; the other built-in ones, built ahead beside the server, would
     # share its two cores with the requests being timed, unevenly between the rounds.
     env = {"ANOTADOR_SOLVER_DIR": folder, "ANOTADOR_DATABASE_URL": f"sqlite:///{folder}/b.sqlite",
            "ANOTADOR_SOLVER_BUILD_AHEAD": "false"}
     print(f"Warm advice over HTTP (gunicorn, scripts/serve's settings, 1 client, {args.rounds} x {args.seconds:g}s, "
-          "a /score, an advice of each, in turn)")
-    names = ("score", "advice generala", "advice yahtzee")
-    plans = [("/api/v1/score", score_bodies), ("/api/v1/advice", bodies["generala"]),
-             ("/api/v1/advice", bodies["yahtzee"])]
+          "each variant's /score and advice of the same dice and sheet, in turn)")
+    names = [(f"{kind} {variant}", kind) for variant in bodies for kind in ("score", "advice")]
+    plans = [(f"/api/v1/{kind}", (scores if kind == "score" else bodies)[name.split()[1]]) for name, kind in names]
     rounds = []
     with gunicorn("wsgi:app", env=env) as server:
         interleaved(server.port, plans, 2.0)  # loads the tables, warms both workers
         for _ in range(args.rounds):
             rounds.append(interleaved(server.port, plans, args.seconds))
-    for k, name in enumerate(names):
+    for k, (name, kind) in enumerate(names):
         p50 = [r[k]["p50_ms"] for r in rounds]
         p99 = statistics.median(r[k]["p99_ms"] for r in rounds)
-        ratio = [r[k]["p50_ms"] / r[0]["p50_ms"] for r in rounds]  # each round's own /score: the same seconds
-        print(f"  {name:16s} p50 ms: {spread(p50)}   p99 {p99:6.2f} ms   = {spread(ratio)} x /score")
+        if kind == "score":
+            print(f"  {name:16s} p50 ms: {spread(p50)}   p99 {p99:6.2f} ms")
+            continue
+        ratio = [r[k]["p50_ms"] / r[k - 1]["p50_ms"] for r in rounds]  # its /score of the same round's seconds
+        print(f"  {name:16s} p50 ms: {spread(p50)}   p99 {p99:6.2f} ms   = {spread(ratio)} x its /score")
     sizes = sorted((p.stat().st_size, p.name) for p in Path(folder).glob("*.table"))
     print("Tables on disk: " + ", ".join(f"{s / 1e6:.1f} MB" for s, _ in sizes))
 
