@@ -95,6 +95,28 @@ def test_best_is_the_best_of_every_box_and_keep(client, advice_tables):
         assert body["best"]["expected"] == top
 
 
+@pytest.mark.parametrize("variant", ["generala", "double-cameroon"])
+def test_a_turns_answers_are_the_same_kept_or_not(client, advice_tables, variant):
+    """A turn's advice, asked throw by throw as the page asks it (the later throws read what the first worked
+    out, kept), is what each throw gets asked on its own, in any order, with nothing kept."""
+    from anotador.advice import tables
+
+    rules = find_variant(variant).rules()
+    rng = random.Random(8)
+    with client.application.app_context():
+        solver = tables().get(rules).solver
+    for _ in range(6):
+        n = rules.boxes_per_turn
+        sheet = random_sheet(rules, rng.randrange(n, len(rules.boxes) + 1, n), rng)  # boxes left free
+        throws = [[rng.randint(1, 6) for _ in range(rules.dice)] for _ in range(3)]
+        in_turn = [advise(client, variant=variant, sheet=sheet, dice=d, roll=r) for r, d in enumerate(throws, 1)]
+        alone = {}
+        for r in (3, 2, 1):
+            solver._turns_kept.clear()
+            alone[r] = advise(client, variant=variant, sheet=sheet, dice=throws[r - 1], roll=r)
+        assert in_turn == [alone[1], alone[2], alone[3]]
+
+
 def test_double_cameroon_splits_and_keeps(client, advice_tables):
     dice = [1, 2, 3, 4, 5, 2, 3, 4, 5, 6]
     body = advise(client, variant="double-cameroon", dice=dice, roll=2, limit=5)

@@ -86,3 +86,87 @@ def test_a_sheets_parts_are_its_states(variant):
             sheet[rules.boxes[b].id] = int(rng.choice(space.possible[b]))
         state = space.state_of(sheet)
         assert space.parts_of(sheet) == space.parts(state)
+
+
+@pytest.fixture(scope="module", params=["generala", "yahtzee", "double-cameroon"])
+def solver_and_values(request):
+    """A solver and a table of made-up values (a turn's steps read any table the same way)."""
+    solver = Solver(find_variant(request.param).rules())
+    return solver, np.random.default_rng(11).random(solver.space.size) * 100
+
+
+def test_a_kept_turn_gives_a_whole_turns_numbers(solver_and_values):
+    """A state's kept turn (what a turn's advice calls share) gives :meth:`Solver.turn`'s numbers to the bit,
+    whichever throw is asked for first; a second call finds the same turn, its arrays read-only."""
+    solver, V = solver_and_values
+    rng = np.random.default_rng(12)
+    states = list(_states(solver, rng, 3))
+    # the same boxes closed at each subtotal they reach: turns told apart by their whole state
+    mask, u, flags = solver.space.states(3)
+    same = np.flatnonzero((mask == mask[0]) & (flags == flags[0]))
+    states += [(int(mask[i]), int(u[i]), int(flags[i])) for i in same[:8]]
+    solver._turns_kept.clear()
+    for k, (mask, u, flags) in enumerate(states):
+        whole = solver.turn(V, np.array([mask]), np.array([u]), np.array([flags]))
+        kept = solver.turn_one(V, mask, u, flags)
+        first, second = (1, 2) if k % 2 else (2, 1)  # either throw's keeps may be asked for first
+        stage = {1: whole.keep1[0], 2: whole.keep2[0]}
+        assert np.array_equal(kept.keeps(first), stage[first])
+        assert np.array_equal(kept.keeps(second), stage[second])
+        assert np.array_equal(kept.plain, whole.now_plain[0])
+        if solver.pairs is None:
+            assert np.array_equal(kept.after, solver.after_one(V, mask, u, flags))
+        assert solver.turn_one(V, mask, u, flags) is kept
+        with pytest.raises(ValueError):
+            kept.keeps(1)[0] = 0.0  # shared by every answer: nobody writes in it
+
+
+def test_turns_kept_are_bounded_and_the_oldest_goes_first(solver_and_values, monkeypatch):
+    """At most ``turns_max`` turns are kept (a night's turns under way, not every sheet asked about), the oldest
+    let go first; a table of other values (another build for the same rules) finds none of them."""
+    solver, V = solver_and_values
+    monkeypatch.setattr(solver, "turns_max", 4)
+    solver._turns_kept.clear()
+    states = list(_states(solver, np.random.default_rng(13), 1))[:10]
+    for mask, u, flags in states:
+        solver.turn_one(V, mask, u, flags).keeps(2)
+    assert list(solver._turns_kept) == states[-4:]
+    other = V + 1.0
+    mask, u, flags = states[-1]
+    again = solver.turn_one(other, mask, u, flags)
+    assert list(solver._turns_kept) == [states[-1]]
+    assert np.array_equal(again.keeps(2), solver.turn(other, np.array([mask]), np.array([u]), np.array([flags])).keep2[0])
+
+
+def test_turns_kept_hold_at_most_their_bytes(solver_and_values):
+    """The turns kept, every stage worked out, hold at most TURNS_BYTES (ten dice keep fewer turns)."""
+    solver, V = solver_and_values
+    solver._turns_kept.clear()
+    states = [s for _, s in zip(range(solver.turns_max + 5), _states(solver, np.random.default_rng(17), 200))]
+    assert len(states) == solver.turns_max + 5
+    for mask, u, flags in states:
+        solver.turn_one(V, mask, u, flags).keeps(1)
+    held = sum(a.nbytes for t in solver._turns_kept.values() for a in (t._after, t._plain, t._keep2, t._keep1)
+               if a is not None)
+    assert len(solver._turns_kept) == solver.turns_max and held <= solver.TURNS_BYTES
+
+
+def test_turns_kept_under_threads(solver_and_values, monkeypatch):
+    """A worker's threads share the kept turns: asked from four threads at once over more states than are
+    kept, every answer is the state's own and the bound holds."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    solver, V = solver_and_values
+    monkeypatch.setattr(solver, "turns_max", 8)
+    solver._turns_kept.clear()
+    states = list(_states(solver, np.random.default_rng(14), 2))[:24]
+    want = {s: solver.keeps_at(V, *s, 2) for s in states}
+
+    def ask(k):
+        s = states[k % len(states)]
+        return s, solver.turn_one(V, *s).keeps(2)
+
+    with ThreadPoolExecutor(4) as pool:
+        for s, got in pool.map(ask, range(400)):
+            assert np.array_equal(got, want[s])
+    assert len(solver._turns_kept) <= 8

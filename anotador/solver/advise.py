@@ -69,9 +69,9 @@ class Position:
     @property
     def after_each(self) -> np.ndarray:
         """The expected points to come after each (box, points) a plain roll scores (one box a turn only):
-        :meth:`Solver.after_one`, once per position (its boxes and its keeps read them)."""
+        :meth:`Solver.after_one`, kept for the state's turn (its boxes and its keeps read them)."""
         if self._after is None:
-            self._after = self.solver.after_one(self.V, self.mask, self.u, self.flags)
+            self._after = self.solver.turn_one(self.V, self.mask, self.u, self.flags).after
         return self._after
 
     def boxes(self, counts: "Counts", served: bool) -> tuple[list[dict[str, Any]], bool]:
@@ -116,9 +116,8 @@ class Position:
         solver = self.solver
         if self._turn is not None:
             values = (self._turn.keep1 if roll == 1 else self._turn.keep2)[0]
-        else:  # the stages that lead to this throw's keeps, not the whole turn
-            after = self.after_each if solver.pairs is None else None
-            values = solver.keeps_at(self.V, self.mask, self.u, self.flags, roll, after)
+        else:  # the stages that lead to this throw's keeps, not the whole turn: kept for the turn's next throws
+            values = solver.turn_one(self.V, self.mask, self.u, self.flags).keeps(roll)
         keeps, faces = solver.turn_dice.ranked_sub_keeps(counts)
         points = self.points
         expected = [points + v for v in values.take(keeps).tolist()]

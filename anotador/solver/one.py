@@ -10,6 +10,7 @@ numbers to the bit (tests/test_solver.py).
 
 from __future__ import annotations
 
+import threading
 from typing import NamedTuple
 
 import numpy as np
@@ -50,11 +51,21 @@ class OneSheet:
     #: The most closed boxes (and served) whose moves' lookups one solver keeps (a kilobyte each): a turn's
     #: three advice calls share them, as every sheet of a night with those boxes closed.
     MASKS_KEPT = 4096
+    #: The bytes of turns (:class:`OneTurn`: 6 kB for five dice, 104 for ten) one solver keeps: the turns under
+    #: way at a night's tables (about 650 of five dice, 40 of ten), each asked for advice once a throw (and
+    #: again when a die is corrected), the oldest let go first.
+    TURNS_BYTES = 4 << 20
 
     def _init_one(self) -> None:
         """Each served's :class:`Entries` (one box a turn only: ten dice split their rolls, :meth:`now_two`)."""
         self.entries: dict[bool, Entries] = {}
         self._masks_kept: dict[tuple[bool, int], tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
+        self._turns_kept: dict[tuple[int, int, int], OneTurn] = {}
+        self._turns_of: np.ndarray | None = None  # the table the turns kept read
+        self._turns_lock = threading.Lock()
+        d = self.turn_dice
+        entries = 0 if self.pairs is not None else sum(len(v) for v, _ in self.values[False])
+        self.turns_max = max(8, self.TURNS_BYTES // (8 * (entries + len(d.rolls) + 2 * len(d.keeps))))
         if self.pairs is not None:
             return
         width = max(max(p, default=0) for p in self.space.possible) + 1
@@ -144,11 +155,69 @@ class OneSheet:
         """One state's keeps at throw ``throw`` (1 or 2): only the stages of :meth:`turn` that lead there, the
         same steps so the same numbers to the bit. Advice for a throw needs no more: throw 2's keeps read the
         last throw alone, and no keep reads what a served roll scores now."""
-        d = self.turn_dice
-        if self.pairs is not None:
-            plain = self.now_two(V, np.array([mask]))
-            keep2 = d.expect(plain)
-            return keep2[0] if throw == 2 else d.expect(np.maximum(plain, d.best_within(keep2)))[0]
-        plain = self._now_one(V, mask, u, flags, False, after)
-        keep2 = d.expect_one(plain)
-        return keep2 if throw == 2 else d.expect_one(np.maximum(plain, d.best_within_one(keep2)))
+        return OneTurn(self, V, mask, u, flags, after).keeps(throw)
+
+    def turn_one(self, V: np.ndarray, mask: int, u: int, flags: int) -> "OneTurn":
+        """One state's :class:`OneTurn`, kept: a turn's advice is asked once a throw on the same sheet, and its
+        second and third answers read what the first worked out (about two thirds of the arithmetic)."""
+        key = (mask, u, flags)
+        kept = self._turns_kept
+        turn = kept.get(key) if self._turns_of is V else None
+        if turn is None:
+            turn = OneTurn(self, V, mask, u, flags)
+            with self._turns_lock:
+                if self._turns_of is not V:  # another table for these rules (tests): nothing kept is its
+                    kept.clear()
+                    self._turns_of = V
+                while len(kept) >= self.turns_max:
+                    del kept[next(iter(kept))]  # the oldest turn first
+                kept[key] = turn
+        return turn
+
+
+class OneTurn:
+    """One state's turn for advice, each stage worked out when first asked for and kept read-only: the value
+    after each (box, points) entry, the best of scoring each roll now, and the keeps' values at each throw.
+    The same steps as :meth:`.solve.Solver.turn`'s, so the same numbers to the bit."""
+
+    __slots__ = ("solver", "V", "state", "_after", "_plain", "_keep2", "_keep1")
+
+    def __init__(self, solver: OneSheet, V: np.ndarray, mask: int, u: int, flags: int,
+                 after: np.ndarray | None = None) -> None:
+        self.solver, self.V, self.state = solver, V, (mask, u, flags)
+        self._after, self._plain, self._keep2, self._keep1 = after, None, None, None
+
+    @property
+    def after(self) -> np.ndarray:
+        """:meth:`OneSheet.after_one` (one box a turn only)."""
+        if self._after is None:
+            self._after = _frozen(self.solver.after_one(self.V, *self.state))
+        return self._after
+
+    @property
+    def plain(self) -> np.ndarray:
+        """The best of scoring each roll now, not served (rolls): what throw 3 makes of each."""
+        if self._plain is None:
+            solver = self.solver
+            if solver.pairs is not None:
+                self._plain = _frozen(solver.now_two(self.V, np.array([self.state[0]]))[0])
+            else:
+                self._plain = _frozen(solver._now_one(self.V, *self.state, False, self.after))
+        return self._plain
+
+    def keeps(self, throw: int) -> np.ndarray:
+        """Every keep's value after throw ``throw`` (1 or 2)."""
+        d = self.solver.turn_dice
+        if self._keep2 is None:
+            self._keep2 = _frozen(d.expect_one(self.plain))
+        if throw == 2:
+            return self._keep2
+        if self._keep1 is None:
+            self._keep1 = _frozen(d.expect_one(np.maximum(self.plain, d.best_within(self._keep2[None, :])[0])))
+        return self._keep1
+
+
+def _frozen(a: np.ndarray) -> np.ndarray:
+    """``a`` made read-only: kept arrays are shared by every answer that reads them."""
+    a.setflags(write=False)
+    return a
