@@ -170,3 +170,32 @@ def test_turns_kept_under_threads(solver_and_values, monkeypatch):
         for s, got in pool.map(ask, range(400)):
             assert np.array_equal(got, want[s])
     assert len(solver._turns_kept) <= 8
+
+
+@pytest.mark.parametrize("variant", ["generala", "double-cameroon"])
+def test_advice_rounded_is_the_exact_advice_rounded(variant):
+    """Advice's figures rounded at once (``digits``) are each exact figure rounded as round() rounds it, in
+    the same order, and the best move is chosen on the exact numbers (``top``)."""
+    import random
+
+    from anotador.solver.advise import advise
+
+    from .conftest import solved
+    from .test_solver import random_sheet
+
+    rules = find_variant(variant).rules()
+    solver, V = solved(rules)
+    rng = random.Random(18)
+    n = rules.boxes_per_turn
+    for _ in range(40):
+        sheet = random_sheet(rules, rng.randrange(n, len(rules.boxes) + 1, n), rng)
+        counts = rules.check_dice([rng.randint(1, 6) for _ in range(rules.dice)], rules.dice, "dice")
+        roll = rng.randint(1, 3)
+        exact, shown = advise(solver, V, sheet, counts, roll), advise(solver, V, sheet, counts, roll, digits=6)
+        assert shown.best == exact.best
+        for name in ("boxes", "keeps", "splits"):
+            want = [{**o, "expected": round(o["expected"], 6)} for o in getattr(exact, name)]
+            assert getattr(shown, name) == want, (name, sheet, counts, roll)
+        for name in ("boxes", "keeps"):
+            if getattr(exact, name):
+                assert getattr(shown, name).top == getattr(exact, name)[0]["expected"]
