@@ -11,8 +11,11 @@
 2. Warm advice in process: ``advise()`` on mid-game sheets (target < 0.2 ms
    for five dice, < 2 ms for ten; p99 under 5x the median), beside
    ``RuleSet.score`` on the same rolls.
-3. Warm advice over HTTP under scripts/serve's settings, beside /score on
-   the same server (target: within 1.3x of /score at p50).
+3. Warm advice over HTTP under scripts/serve's settings (its worker class
+   and threads, a keep-alive client), beside /score of the same dice and
+   sheet on the same server, in turn (target: within 1.3x of /score at
+   p50): one request a random sheet, and a turn's throws in order on one
+   sheet as the page asks them.
 4. Each table's size in memory and on disk, and a /score call's latency
    while a Yatzy table builds in the background (the build must not slow
    requests beyond a scoring call).
@@ -35,7 +38,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import numpy as np  # noqa: E402
 
-from bench._http import gunicorn, interleaved, load  # noqa: E402
+from bench._http import DEPLOYED, SERVE_WORKERS, gunicorn, interleaved, load  # noqa: E402
 from anotador.advice import Tables  # noqa: E402
 from anotador.rules import VARIANTS, find_variant  # noqa: E402
 from anotador.solver import Solver, dice  # noqa: E402
@@ -200,41 +203,58 @@ def warm_in_process(tables, args) -> None:
         print(f"  {variant:16s} ms: {spread(a)}{tail}{ratio}")
 
 
+def turns_of(rules, n: int, rng: random.Random) -> list[tuple[dict, tuple[int, ...], int]]:
+    """``n`` turns' advice as the page asks for it: a sheet, then each throw of its turn in order (1 to 3 of
+    them: a turn ends when the player scores), each with fresh dice."""
+    rolls = dice(rules.dice).rolls
+    out = []
+    for sheet, counts, last in sheets_and_rolls(rules, n, rng):
+        for throw in range(1, last + 1):
+            out.append((sheet, counts if throw == 1 else rolls[rng.randrange(len(rolls))], throw))
+    return out
+
+
 def over_http(args) -> None:
     folder = tempfile.mkdtemp(prefix="anotador-bench-")
     store = Tables(folder)
     for variant in ("generala", "yahtzee"):
         store.build_now(find_variant(variant).rules())
     rng = random.Random(5)
-    bodies = {}
-    for variant in ("generala", "yahtzee"):
-        rules = find_variant(variant).rules()
-        bodies[variant] = [{"variant": variant, "sheet": dict(sheet), "dice": [f for f, c in enumerate(counts, 1)
-                            for _ in range(c)], "roll": roll} for sheet, counts, roll in sheets_and_rolls(rules, args.bodies, rng)]
-    # /score of the same dice on the same sheet, served on a first throw: each advice's own baseline
-    scores = {variant: [{"variant": variant, "sheet": b["sheet"], "dice": b["dice"], "served": b["roll"] == 1}
-                        for b in bodies[variant]] for variant in bodies}
+    # One request a sheet ("sheets": every answer worked out whole), and a turn's throws in order ("turns": the
+    # second and third read what the first worked out, as at a table).
+    patterns = {"sheets": sheets_and_rolls, "turns": lambda rules, n, rng: turns_of(rules, n // 2, rng)}
+    plans = []
+    for pattern, made in patterns.items():
+        for variant in ("generala", "yahtzee"):
+            asked = made(find_variant(variant).rules(), args.bodies, rng)
+            advice = [{"variant": variant, "sheet": dict(sheet), "dice": [f for f, c in enumerate(counts, 1)
+                       for _ in range(c)], "roll": roll} for sheet, counts, roll in asked]
+            # /score of the same dice on the same sheet, served on a first throw: each advice's own baseline
+            score = [{"variant": variant, "sheet": b["sheet"], "dice": b["dice"], "served": b["roll"] == 1}
+                     for b in advice]
+            plans += [(f"score {variant} {pattern}", "/api/v1/score", score),
+                      (f"advice {variant} {pattern}", "/api/v1/advice", advice)]
     # The two tables it asks for are built above; the other built-in ones, built ahead beside the server, would
     # share its two cores with the requests being timed, unevenly between the rounds.
     env = {"ANOTADOR_SOLVER_DIR": folder, "ANOTADOR_DATABASE_URL": f"sqlite:///{folder}/b.sqlite",
            "ANOTADOR_SOLVER_BUILD_AHEAD": "false"}
-    print(f"Warm advice over HTTP (gunicorn, scripts/serve's settings, 1 client, {args.rounds} x {args.seconds:g}s, "
-          "each variant's /score and advice of the same dice and sheet, in turn)")
-    names = [(f"{kind} {variant}", kind) for variant in bodies for kind in ("score", "advice")]
-    plans = [(f"/api/v1/{kind}", (scores if kind == "score" else bodies)[name.split()[1]]) for name, kind in names]
+    print(f"Warm advice over HTTP (gunicorn as scripts/serve runs it: {SERVE_WORKERS} x "
+          f"{DEPLOYED['worker_class'].rsplit('.', 1)[-1]}, {DEPLOYED['threads']} threads; 1 client, keep-alive, "
+          f"{args.rounds} x {args.seconds:g}s; each variant's /score and advice of the same dice and sheet, in turn)")
     rounds = []
-    with gunicorn("wsgi:app", env=env) as server:
-        interleaved(server.port, plans, 2.0)  # loads the tables, warms both workers
+    with gunicorn("wsgi:app", env=env, **DEPLOYED) as server:
+        timed = [(path, bodies) for _, path, bodies in plans]
+        interleaved(server.port, timed, 2.0)  # loads the tables, warms both workers
         for _ in range(args.rounds):
-            rounds.append(interleaved(server.port, plans, args.seconds))
-    for k, (name, kind) in enumerate(names):
+            rounds.append(interleaved(server.port, timed, args.seconds))
+    for k, (name, _, _) in enumerate(plans):
         p50 = [r[k]["p50_ms"] for r in rounds]
         p99 = statistics.median(r[k]["p99_ms"] for r in rounds)
-        if kind == "score":
-            print(f"  {name:16s} p50 ms: {spread(p50)}   p99 {p99:6.2f} ms")
+        if name.startswith("score"):
+            print(f"  {name:23s} p50 ms: {spread(p50)}   p99 {p99:6.2f} ms")
             continue
         ratio = [r[k]["p50_ms"] / r[k - 1]["p50_ms"] for r in rounds]  # its /score of the same round's seconds
-        print(f"  {name:16s} p50 ms: {spread(p50)}   p99 {p99:6.2f} ms   = {spread(ratio)} x its /score")
+        print(f"  {name:23s} p50 ms: {spread(p50)}   p99 {p99:6.2f} ms   = {spread(ratio)} x its /score")
     sizes = sorted((p.stat().st_size, p.name) for p in Path(folder).glob("*.table"))
     print("Tables on disk: " + ", ".join(f"{s / 1e6:.1f} MB" for s, _ in sizes))
 
