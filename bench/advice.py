@@ -171,10 +171,16 @@ def warm_in_process(tables, args) -> None:
             continue
         rules = find_variant(variant).rules()
         solver = Solver(rules)
-        # more sheets than a solver keeps anything of (Solver.POINTS_KEPT), each asked once in a pass: no
-        # call is answered from what an earlier one kept, as a table's first throw of a turn is not
+        # more sheets than a solver keeps anything of (Solver.POINTS_KEPT), each asked once in a pass, and no
+        # turn kept (a Generala's random sheets share states): no call is answered from what an earlier one
+        # kept, as a turn's first throw is not
         cases = sheets_and_rolls(rules, 2 * Solver.POINTS_KEPT, rng)
         V = tables[variant]
+        solver.turns_max = 1
+
+        def ask(sheet, counts, roll):
+            solver._turns_kept.clear()
+            return advise(solver, V, sheet, counts, roll)
 
         def run(fn, repeat):
             passes, at = [], 0
@@ -187,11 +193,11 @@ def warm_in_process(tables, args) -> None:
             return passes
 
         repeat = 50 if rules.boxes_per_turn > 1 else 400
-        a = run(lambda sheet, counts, roll: advise(solver, V, sheet, counts, roll), repeat)
+        a = run(ask, repeat)
         each = []
         for case in cases[-2000:]:  # one call at a time, for the tail (sheets the passes above did not ask)
             t = time.perf_counter()
-            advise(solver, V, *case)
+            ask(*case)
             each.append((time.perf_counter() - t) * 1000)
         each.sort()
         tail = f"   p50 {each[len(each) // 2]:.3f}  p99 {each[int(len(each) * 0.99)]:.3f}"
