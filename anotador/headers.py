@@ -7,10 +7,10 @@ whatever a response does not say here is the safe choice.
 
 from __future__ import annotations
 
-from flask import Flask, Response, current_app, request
+from flask import Flask, Response, current_app, g, request
 from werkzeug.sansio.utils import host_is_trusted
 
-from .compression import Encodings
+from .compression import Encodings, Quick
 from .errors import Problem
 from .extensions import compress
 
@@ -35,6 +35,7 @@ class Secure:
         self.min_size = int(app.config["COMPRESS_MIN_SIZE"])
         #: What it chose for each Accept-Encoding, for anotador.polls.
         self.encodings = app.extensions["anotador.encodings"] = Encodings()
+        self.quick = Quick(app.config)
 
     def __call__(self, response: Response) -> Response:
         mimetype = response.mimetype or ""
@@ -43,10 +44,22 @@ class Secure:
         if compressible and 200 <= response.status_code < 300 and not self._too_short(response, have) \
                 and (accept := request.environ.get("HTTP_ACCEPT_ENCODING")):
             eligible = "content-encoding" not in have and not response.is_streamed
-            response = compress.after_request(response)
-            have = {name.lower() for name in response.headers.keys()}
-            if eligible:  # nothing else could make it decline: its choice, or that it chose none
-                self.encodings.saw(accept, response.headers.get("Content-Encoding"))
+            chosen = self.encodings.chosen.get(accept)
+            if eligible and chosen in Quick.ENCODINGS and request.method not in ("GET", "HEAD") \
+                    and "etag" not in have and "last-modified" not in have and not g.get("compress_key"):
+                # an answer for this request alone: Flask-Compress's choice for this client, made quickly
+                response.direct_passthrough = False
+                response.set_data(self.quick(chosen, response.get_data()))  # and its Content-Length
+                response.headers["Content-Encoding"] = chosen
+                vary = response.headers.get("Vary", "")
+                if "accept-encoding" not in vary.lower():  # as Flask-Compress says it
+                    response.headers["Vary"] = f"{vary}, Accept-Encoding" if vary else "Accept-Encoding"
+                have |= {"content-encoding", "vary"}
+            else:
+                response = compress.after_request(response)
+                have = {name.lower() for name in response.headers.keys()}
+                if eligible:  # nothing else could make it decline: its choice, or that it chose none
+                    self.encodings.saw(accept, response.headers.get("Content-Encoding"))
         add = response.headers.add
         if "x-content-type-options" not in have:
             add("X-Content-Type-Options", "nosniff")

@@ -122,6 +122,66 @@ def test_functions_made_per_request_are_not_all_remembered(app):
     assert len(app._sync) <= app.SYNC_KEPT
 
 
+def _decoded(r) -> bytes:
+    import gzip
+
+    import brotli
+
+    from anotador.compression import zstd
+
+    coding = r.headers.get("Content-Encoding")
+    return {"gzip": gzip.decompress, "br": brotli.decompress, "zstd": zstd.decompress,
+            None: lambda b: b}[coding](r.data)
+
+
+@pytest.mark.parametrize(("accept", "coding", "quick"), [
+    ("gzip, deflate, br, zstd", "zstd", True),  # a browser's
+    ("gzip, deflate", "gzip", True),            # most HTTP libraries'
+    ("br", "br", False),                        # brotli: Flask-Compress's own path
+])
+def test_answers_made_for_one_request_are_compressed_quickly_and_the_same(app, monkeypatch, accept, coding, quick):
+    """Once Flask-Compress has chosen an encoding for a client's Accept-Encoding, the answers made for one
+    request alone (a ten-dice score, a POST) are compressed by the same codec without its general path: each
+    decodes to the answer sent plain, with the headers Flask-Compress gives (Content-Encoding, Vary, the
+    length). A read with validators still goes through Flask-Compress."""
+    from anotador.extensions import compress
+
+    calls = []
+    real = compress.after_request
+    monkeypatch.setattr(compress, "after_request", lambda response: calls.append(1) or real(response))
+    client = app.test_client()
+    for k in range(6):
+        body = {"variant": "double-cameroon", "dice": [1, 2, 3, 4, 5, 6, 6, 6, 2, (k % 6) + 1]}
+        plain = client.post("/api/v1/score", json=body)
+        r = client.post("/api/v1/score", json=body, headers={"Accept-Encoding": accept})
+        assert r.headers["Content-Encoding"] == coding and _decoded(r) == plain.data, k
+        assert int(r.headers["Content-Length"]) == len(r.data) < len(plain.data)
+        assert r.headers["Vary"] == "Accept-Encoding" and r.headers["Cache-Control"] == "no-store"
+        assert {h: v for h, v in r.headers.items() if h not in ("Content-Encoding", "Content-Length", "Vary")} \
+            == {h: v for h, v in plain.headers.items() if h != "Content-Length"}
+    assert len(calls) == (1 if quick else 6)  # the first answer tells which encoding it chooses for this client
+    r = client.get("/openapi.yaml", headers={"Accept-Encoding": accept})  # a kept text, with an ETag
+    assert r.headers["Content-Encoding"] == coding and r.headers["ETag"].endswith(f':{coding}"')
+    assert len(calls) == (2 if quick else 7)
+
+
+def test_quick_compression_from_threads_gives_whole_frames():
+    """Each thread's zstd context makes whole frames: answers compressed at once from four threads each
+    decode alone to themselves, as do the gzip ones."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from anotador.compression import Quick, zstd
+
+    quick = Quick({"COMPRESS_ZSTD_LEVEL": 3, "COMPRESS_LEVEL": 6})
+    texts = [("{\"n\": %d, \"pad\": \"%s\"}" % (i, "ab" * (i * 37 % 900))).encode() for i in range(200)]
+    with ThreadPoolExecutor(4) as pool:
+        made = list(pool.map(lambda t: (quick("zstd", t), quick("gzip", t)), texts))
+    import gzip
+
+    for text, (z, g) in zip(texts, made):
+        assert zstd.decompress(z) == text and gzip.decompress(g) == text
+
+
 @pytest.mark.parametrize(("body", "compressed"), [
     ({"variant": "generala", "dice": [1, 2, 3, 4, 5]}, False),  # a score: ~200 bytes
     ({"variant": "generala", "dice": [1, 2, 3, 4, 9]}, False),  # a problem
