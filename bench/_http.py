@@ -145,15 +145,14 @@ def _worker(port: int, method: str, path: str, bodies: list[bytes], seconds: flo
     out.put(latencies)
 
 
-def _interleaved_worker(port: int, plans: list[tuple[str, list[bytes]]], seconds: float, out) -> None:
+def _interleaved_worker(port: int, plans: list[tuple[str, list[bytes], dict]], seconds: float, out) -> None:
     conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
-    headers = {"Content-Type": "application/json", "Connection": "keep-alive"}
     latencies: list[list[float]] = [[] for _ in plans]
     n = 0
     end = time.monotonic() + seconds
     while time.monotonic() < end:
         k = n % len(plans)
-        path, bodies = plans[k]
+        path, bodies, headers = plans[k]
         body = bodies[(n // len(plans)) % len(bodies)]
         t = time.perf_counter()
         try:
@@ -173,10 +172,13 @@ def _interleaved_worker(port: int, plans: list[tuple[str, list[bytes]]], seconds
     out.put(latencies)
 
 
-def interleaved(port: int, plans: list[tuple[str, list]], seconds: float) -> list[dict]:
-    """One client taking each of ``plans`` (path, bodies) in turn, a request each: what the plans cost side by
-    side, on a machine whose speed drifts by the second. Per plan: requests and latency."""
-    raw = [(path, [json.dumps(b).encode() for b in bodies]) for path, bodies in plans]
+def interleaved(port: int, plans: list[tuple], seconds: float) -> list[dict]:
+    """One client taking each of ``plans`` (path, bodies, and headers besides the JSON type if any) in turn, a
+    request each: what the plans cost side by side, on a machine whose speed drifts by the second. Per plan:
+    requests and latency."""
+    base = {"Content-Type": "application/json", "Connection": "keep-alive"}
+    raw = [(path, [json.dumps(b).encode() for b in bodies], {**base, **(more[0] if more else {})})
+           for path, bodies, *more in plans]
     q: mp.Queue = mp.Queue()
     proc = mp.Process(target=_interleaved_worker, args=(port, raw, seconds, q))
     proc.start()

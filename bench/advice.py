@@ -220,6 +220,12 @@ def turns_of(rules, n: int, rng: random.Random) -> list[tuple[dict, tuple[int, .
     return out
 
 
+#: The clients over HTTP: one that asks for no compression (an API client may not), and one that accepts what a
+#: browser does (the page; most HTTP libraries ask for gzip at least): advice's answers are long enough to be
+#: compressed, a score's are not.
+CLIENTS = {"": {}, " (zstd)": {"Accept-Encoding": "gzip, deflate, br, zstd"}}
+
+
 def over_http(args) -> None:
     folder = tempfile.mkdtemp(prefix="anotador-bench-")
     store = Tables(folder)
@@ -238,8 +244,9 @@ def over_http(args) -> None:
             # /score of the same dice on the same sheet, served on a first throw: each advice's own baseline
             score = [{"variant": variant, "sheet": b["sheet"], "dice": b["dice"], "served": b["roll"] == 1}
                      for b in advice]
-            plans += [(f"score {variant} {pattern}", "/api/v1/score", score),
-                      (f"advice {variant} {pattern}", "/api/v1/advice", advice)]
+            for client, headers in CLIENTS.items():
+                plans += [(f"score {variant} {pattern}{client}", "/api/v1/score", score, headers),
+                          (f"advice {variant} {pattern}{client}", "/api/v1/advice", advice, headers)]
     # The two tables it asks for are built above; the other built-in ones, built ahead beside the server, would
     # share its two cores with the requests being timed, unevenly between the rounds.
     env = {"ANOTADOR_SOLVER_DIR": folder, "ANOTADOR_DATABASE_URL": f"sqlite:///{folder}/b.sqlite",
@@ -249,18 +256,18 @@ def over_http(args) -> None:
           f"{args.rounds} x {args.seconds:g}s; each variant's /score and advice of the same dice and sheet, in turn)")
     rounds = []
     with gunicorn("wsgi:app", env=env, **DEPLOYED) as server:
-        timed = [(path, bodies) for _, path, bodies in plans]
+        timed = [(path, bodies, headers) for _, path, bodies, headers in plans]
         interleaved(server.port, timed, 2.0)  # loads the tables, warms both workers
         for _ in range(args.rounds):
             rounds.append(interleaved(server.port, timed, args.seconds))
-    for k, (name, _, _) in enumerate(plans):
+    for k, (name, _, _, _) in enumerate(plans):
         p50 = [r[k]["p50_ms"] for r in rounds]
         p99 = statistics.median(r[k]["p99_ms"] for r in rounds)
         if name.startswith("score"):
-            print(f"  {name:23s} p50 ms: {spread(p50)}   p99 {p99:6.2f} ms")
+            print(f"  {name:32s} p50 ms: {spread(p50)}   p99 {p99:6.2f} ms")
             continue
         ratio = [r[k]["p50_ms"] / r[k - 1]["p50_ms"] for r in rounds]  # its /score of the same round's seconds
-        print(f"  {name:23s} p50 ms: {spread(p50)}   p99 {p99:6.2f} ms   = {spread(ratio)} x its /score")
+        print(f"  {name:32s} p50 ms: {spread(p50)}   p99 {p99:6.2f} ms   = {spread(ratio)} x its /score")
     sizes = sorted((p.stat().st_size, p.name) for p in Path(folder).glob("*.table"))
     print("Tables on disk: " + ", ".join(f"{s / 1e6:.1f} MB" for s, _ in sizes))
 
