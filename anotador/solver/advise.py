@@ -111,20 +111,21 @@ class Position:
         return _options([{"category": scratch[i], "points": shown.get(scratch[i], 0)} for i in order], expected,
                         order, digits), score.instant_win
 
-    def splits(self, counts: "Counts", limit: int) -> list[dict[str, Any]]:
+    def splits(self, counts: "Counts", limit: int, digits: int | None = None) -> Options:
         """Two-box variants: the best split into each pair of free boxes, by expected final total."""
         rules = self.solver.rules
         free = [i for i, b in enumerate(rules.boxes) if b.id not in self.sheet]
-        out = []
+        made, expected = [], []
         for a in rules.assignments(expand(counts), False, self.sheet, limit=len(free) ** 2):
             i, j = (rules.index[p.category] for p in a.placements)
             nxt = self.solver.space.index(self.mask | (1 << i) | (1 << j), self.u, self.flags)
-            out.append({"points": a.points,
-                        "boxes": [{"category": p.category, "dice": list(p.dice), "points": p.points}
-                                  for p in a.placements],
-                        "expected": self.points + a.points + float(self.V[nxt])})
-        out.sort(key=lambda s: -s["expected"])
-        return out[:limit]
+            made.append({"points": a.points,
+                         "boxes": [{"category": p.category, "dice": list(p.dice), "points": p.points}
+                                   for p in a.placements]})
+            expected.append(self.points + a.points + float(self.V[nxt]))
+        # best first; among equals, the engine's order (a sort by a key alone is stable, reversed too)
+        order = sorted(range(len(made)), key=expected.__getitem__, reverse=True)[:limit]
+        return _options([made[i] for i in order], np.array(expected), order, digits)
 
     def keeps(self, counts: "Counts", roll: int, limit: int | None = None, digits: int | None = None) -> Options:
         """Every distinct proper keep of this roll (rolls 1 and 2), with the expected final total; best first."""
@@ -152,8 +153,8 @@ def advise(solver: Solver, V: np.ndarray, sheet: Mapping[str, int], counts: "Cou
     advice = Advice(expected_final=position.expected)
     two = solver.rules.boxes_per_turn > 1
     if two:
-        advice.splits = position.splits(counts, limit)
-        moves = [({"split": s["boxes"]}, s["expected"]) for s in advice.splits[:1]]
+        advice.splits = position.splits(counts, limit, digits)
+        moves = [({"split": s["boxes"]}, advice.splits.top) for s in advice.splits[:1]]
     else:
         advice.boxes, advice.instant_win = position.boxes(counts, roll == 1 and solver.rules.served_matters, digits)
         moves = [({"category": advice.boxes[0]["category"]}, advice.boxes.top)]
@@ -163,9 +164,6 @@ def advise(solver: Solver, V: np.ndarray, sheet: Mapping[str, int], counts: "Cou
     # Scoring now wins a tie: the same expectation for fewer throws.
     best, value = max(moves, key=lambda m: m[1] + (1e-9 if "keep" not in m[0] else 0))
     advice.best = {**best, "expected": value}
-    if two and digits is not None and advice.splits:
-        for split, x in zip(advice.splits, np.round([s["expected"] for s in advice.splits], digits).tolist()):
-            split["expected"] = x
     return advice
 
 

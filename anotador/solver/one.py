@@ -150,12 +150,11 @@ class OneSheet:
             bonus[self.special] = special_bonus.astype(np.int64)
         return Chosen(box, points, bonus, self.space.close_many(mask, u, flags, box, points))
 
-    def keeps_at(self, V: np.ndarray, mask: int, u: int, flags: int, throw: int,
-                 after: np.ndarray | None = None) -> np.ndarray:
+    def keeps_at(self, V: np.ndarray, mask: int, u: int, flags: int, throw: int) -> np.ndarray:
         """One state's keeps at throw ``throw`` (1 or 2): only the stages of :meth:`turn` that lead there, the
         same steps so the same numbers to the bit. Advice for a throw needs no more: throw 2's keeps read the
         last throw alone, and no keep reads what a served roll scores now."""
-        return OneTurn(self, V, mask, u, flags, after).keeps(throw)
+        return OneTurn(self, V, mask, u, flags).keeps(throw)
 
     def turn_one(self, V: np.ndarray, mask: int, u: int, flags: int) -> "OneTurn":
         """One state's :class:`OneTurn`, kept: a turn's advice is asked once a throw on the same sheet, and its
@@ -182,10 +181,9 @@ class OneTurn:
 
     __slots__ = ("solver", "V", "state", "_after", "_plain", "_keep2", "_keep1")
 
-    def __init__(self, solver: OneSheet, V: np.ndarray, mask: int, u: int, flags: int,
-                 after: np.ndarray | None = None) -> None:
+    def __init__(self, solver: OneSheet, V: np.ndarray, mask: int, u: int, flags: int) -> None:
         self.solver, self.V, self.state = solver, V, (mask, u, flags)
-        self._after, self._plain, self._keep2, self._keep1 = after, None, None, None
+        self._after = self._plain = self._keep2 = self._keep1 = None
 
     @property
     def after(self) -> np.ndarray:
