@@ -116,6 +116,12 @@ MAX_DEPTH = 32
 _STRINGS = re.compile(r'"(?:[^"\\]|\\.)*"', re.S)
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
 _SURROGATE = re.compile("[\ud800-\udfff]")
+_NOT_TEXT = re.compile("[\x00\ud800-\udfff]")
+
+
+def not_text(value: str) -> bool:
+    """Whether a string the client sent holds a NUL or a lone surrogate: text no database column stores."""
+    return _NOT_TEXT.search(value) is not None
 
 
 def read_body() -> bytes:
@@ -258,6 +264,22 @@ def database_unavailable(exc: Exception) -> Response:
                    TYPE_BASE + "database-unavailable", headers=[("Retry-After", retry)])
 
 
+def value_refused(exc: Exception) -> Response:
+    """A 422 problem for a value the driver or database would not take (a NUL, a number past a column).
+
+    Each route checks what it takes before a query; this is the net under
+    those checks, so a value one of them missed is the client's error, not a 500.
+    """
+    current_app.logger.warning("Database refused a value on %s %s: %s", request.method, request.path,
+                               _short(exc).splitlines()[0])
+    try:
+        db.session.rollback()
+    except Exception:  # the connection may be gone; the pool replaces it
+        pass
+    return problem(422, "Unprocessable Content", "The request holds a value this service cannot store or look up.",
+                   TYPE_BASE + "value-refused")
+
+
 def end_session(response: Response) -> Response:
     """End the request's session while a failure can still be answered as a problem (a 503).
 
@@ -307,6 +329,7 @@ def init_app(app: Flask) -> None:
 
     for cls in DATABASE_ERRORS:
         app.register_error_handler(cls, database_unavailable)
+    app.register_error_handler(sa_exc.DataError, value_refused)
 
     @app.errorhandler(Exception)
     def handle_unexpected(exc: Exception) -> Response:

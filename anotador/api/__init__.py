@@ -52,7 +52,7 @@ def domain_problem(exc: Exception) -> Problem:
         return DomainProblem(403, "forbidden", "Forbidden", f"This token does not write to this {exc.what}.")
     if isinstance(exc, sheets.PreconditionFailed):
         return DomainProblem(412, "stale", "Precondition Failed",
-                             "The game changed since the version in If-Match; reload it and try again.")
+                             f"The {exc.what} changed since the version in If-Match; reload it and try again.")
     if isinstance(exc, sheets.IdempotencyMismatch):
         return ValidationProblem({"Idempotency-Key": [
             "This key was used for another request; send a new key for a new request."]},

@@ -14,7 +14,7 @@ from flask import Blueprint, Response, request
 from marshmallow import Schema, ValidationError
 
 from .. import sheets
-from ..errors import ValidationProblem, flatten
+from ..errors import ValidationProblem, flatten, not_text
 from ..printing import blank_sheet, check_fits, check_options, filled_sheet
 from ..rules import RuleSet, find_variant
 from ..schemas import FilledSheetQuerySchema, SheetQuerySchema, SheetRequestSchema
@@ -38,6 +38,8 @@ def query(schema: Schema) -> dict[str, Any]:
     raw: dict[str, Any] = {}
     for key in request.args:
         values = request.args.getlist(key)
+        if any(not_text(v) for v in values):  # a driver cannot bind these; no id or name holds them
+            raise ValidationProblem({key: ["Holds a NUL or a lone surrogate, which no value here can."]})
         raw[key] = values if key == "names" else values[-1]
     try:
         return schema.load(raw)

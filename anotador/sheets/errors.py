@@ -95,6 +95,15 @@ class TooManyGames(Exception):
 class PreconditionFailed(Exception):
     """If-Match named a version that is no longer current (412)."""
 
+    #: What changed, as the problem says it.
+    what = "game"
+
+
+class MesaPreconditionFailed(PreconditionFailed):
+    """If-Match named a version of a table that is no longer current (412)."""
+
+    what = "table"
+
 
 class Replay(Exception):
     """This key's write was applied before: answer as then, apply nothing."""

@@ -28,7 +28,7 @@ from ..models import GameRow, MesaAliasRow, MesaPlayerRow, MesaRow, ResultRow, u
 from ..rules import InvalidNameError, clean_name
 from ..rules.game import name_key
 from .backends import backend
-from .errors import Forbidden, MesaForbidden, MesaNotFound, MesaUnauthorized, PreconditionFailed, Unauthorized
+from .errors import Forbidden, MesaForbidden, MesaNotFound, MesaPreconditionFailed, MesaUnauthorized, Unauthorized
 from .rate import Quota, check_rate
 from .reads import possible_id
 from .times import aware
@@ -58,7 +58,8 @@ _ZONES: set[str] = set()
 
 def _zones() -> set[str]:
     if not _ZONES:
-        _ZONES.update(available_timezones() | {"UTC"})
+        # "localtime" is the server's own clock, whichever that is; "Factory" is a placeholder, no place's time
+        _ZONES.update((available_timezones() | {"UTC"}) - {"localtime", "Factory", "posixrules"})
     return _ZONES
 
 
@@ -115,7 +116,7 @@ def lock_mesa(mesa_id: str, token: str | None, if_match: Any = None) -> MesaRow:
         raise MesaNotFound(mesa_id)
     check_mesa_token(mesa, token)
     if if_match is not None and str(mesa.version) not in if_match and "*" not in if_match:
-        raise PreconditionFailed()
+        raise MesaPreconditionFailed()
     return mesa
 
 
@@ -144,6 +145,8 @@ def lock_row(mesa_id: str) -> None:
     """Lock a table's row inside a write that began elsewhere (a game's): PostgreSQL; SQLite's write lock is
     the database's. Locked before its results are touched, as every write of the table does, so two writes
     never wait for each other in opposite orders."""
+    if not possible_id(mesa_id):  # before the driver sees it: PostgreSQL refuses a NUL in text
+        raise MesaNotFound(mesa_id)
     db.session.execute(select(MesaRow.id).where(MesaRow.id == mesa_id).with_for_update())
 
 

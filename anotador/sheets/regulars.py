@@ -14,9 +14,14 @@ from .errors import NameTaken, SameRegular, UnknownRegular
 from .mesas import lock_mesa, moved_on
 from .standings import retally
 
+#: The largest id an Integer column holds on PostgreSQL (SQLite's holds more; none of ours gets near).
+MAX_ROW_ID = 2**31 - 1
+
 
 def _regular(mesa_id: str, player_id: Any, field: str) -> MesaPlayerRow:
-    player = db.session.get(MesaPlayerRow, player_id) if type(player_id) is int else None
+    # the column's range on both databases: a larger number is no player, not a driver's overflow
+    known = type(player_id) is int and 0 < player_id <= MAX_ROW_ID
+    player = db.session.get(MesaPlayerRow, player_id) if known else None
     if player is None or player.mesa_id != mesa_id:
         raise UnknownRegular(f"This table has no player {player_id!r}.", field)
     return player

@@ -19,8 +19,9 @@ from __future__ import annotations
 
 import base64
 import binascii
+import calendar
 import json
-from datetime import date, datetime, timedelta
+from datetime import date, datetime
 from typing import Any, Iterator
 from zoneinfo import ZoneInfo
 
@@ -32,7 +33,7 @@ from ..rules import Game, RuleSet, build_rules
 from ..rules.game import name_key
 from .errors import BadQuery
 from .mesas import lock_row, moved_on, players_of, regulars_of
-from .reads import recorded_turns
+from .reads import possible_id, recorded_turns
 from .state import names_of
 from .times import aware, iso
 
@@ -171,7 +172,8 @@ def _by_player_month(mesa_id: str, query: dict[str, Any]) -> list[tuple]:
         where_t.append(t.rules_key == query["rules"])
         where_r.append(r.rules_key == query["rules"])
     cut_since = since is not None and since.day != 1
-    cut_until = until is not None and (until + timedelta(days=1)).day != 1
+    # a month's last day by the calendar, not by the day after it: 9999-12-31 has none
+    cut_until = until is not None and until.day != calendar.monthrange(until.year, until.month)[1]
     parts = []  # ranges of days read from the results
     if since is not None:
         where_t.append(t.month > since.isoformat()[:7] if cut_since else t.month >= since.isoformat()[:7])
@@ -287,9 +289,14 @@ def read_cursor(text: str) -> tuple[datetime, str]:
     try:
         raw = base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
         made, gid = json.loads(raw)
-        return datetime.fromisoformat(made), str(gid)
+        when = datetime.fromisoformat(made)
     except (ValueError, TypeError, binascii.Error, UnicodeDecodeError):
-        raise BadQuery("This cursor is not one of ours: start again from the first page.", "cursor") from None
+        when, gid = None, None
+    # ours hold a time and a game id: anything else (a NUL, a lone surrogate) must not reach the driver,
+    # which cannot bind some of it
+    if when is None or not possible_id(gid):
+        raise BadQuery("This cursor is not one of ours: start again from the first page.", "cursor")
+    return when, gid
 
 
 def history(mesa: MesaRow, after: tuple[datetime, str] | None, limit: int) -> tuple[list[dict[str, Any]], str | None]:

@@ -1,0 +1,119 @@
+"""Tables of regulars under hostile input: every id, cursor, date and integer a route takes is bounded and
+checked before it reaches a query, on both databases; nothing stored changes."""
+
+from __future__ import annotations
+
+import base64
+import json
+
+import pytest
+
+from .mesakit import Mesa
+
+
+def _cursor(made, gid) -> str:
+    raw = json.dumps([made, gid]).encode()
+    return base64.urlsafe_b64encode(raw).decode().rstrip("=")
+
+
+def _problem(r, status: int, field: str | None = None) -> dict:
+    assert r.status_code == status, (r.status_code, r.get_data(as_text=True)[:300])
+    assert r.content_type == "application/problem+json"
+    body = r.get_json()
+    if field is not None:
+        assert field in body["errors"], body
+    return body
+
+
+@pytest.mark.parametrize("query", [
+    {"until": "9999-12-31"}, {"since": "9999-12-31"}, {"since": "0001-01-01"}, {"until": "0001-01-01"},
+    {"since": "0001-01-01", "until": "9999-12-31"}, {"since": "9999-12-01", "until": "9999-12-31"},
+])
+def test_the_first_and_last_days_a_date_can_name_are_answered(api, query):
+    mesa = Mesa(api)
+    game = mesa.game(["Ana", "Beto"])
+    assert game.get()["status"] == "playing"
+    r = api.get(mesa.url(), query_string=query)
+    assert r.status_code == 200, r.get_json()
+    assert r.get_json()["standings"] == []
+
+
+@pytest.mark.parametrize("cursor", [
+    _cursor("2026-01-01T00:00:00", "\ud800"), _cursor("2026-01-01T00:00:00", "a\u0000b"),
+    _cursor("2026-01-01T00:00:00", "x" * 33), _cursor("2026-01-01T00:00:00", 7),
+    _cursor("2026-01-01T00:00:00", None), _cursor("9999-99-99T00:00:00", "abc"),
+    _cursor("\ud800", "abc"),
+])
+def test_a_cursor_holding_what_no_game_id_or_time_can_be_is_a_422(api, cursor):
+    mesa = Mesa(api)
+    _problem(api.get(mesa.url("/games"), query_string={"cursor": cursor}), 422, "cursor")
+
+
+@pytest.mark.parametrize("path, key", [
+    ("", "variant"), ("", "rules"), ("", "since"), ("/games", "cursor"), ("/games", "limit"),
+])
+def test_a_nul_in_any_query_value_is_a_422_naming_it(api, path, key):
+    mesa = Mesa(api)
+    _problem(api.get(mesa.url(path) + f"?{key}=%00"), 422, key)
+    _problem(api.get(mesa.url(path) + f"?{key}=gen%00erala"), 422, key)
+
+
+def test_a_table_id_no_table_can_have_is_a_404_on_every_route(api, new_game):
+    mesa = Mesa(api)
+    game = new_game()
+    for bad in ("%00", "a%00b", "x" * 33):
+        r = api.post(f"/api/v1/tables/{bad}/games", json={"game": game.id, "token": game.token}, headers=mesa.auth)
+        _problem(r, 404)
+        r = api.patch(f"/api/v1/tables/{bad}/players/1", json={"name": "Ana"}, headers=mesa.auth)
+        _problem(r, 404)
+    assert game.get().get("table") is None
+
+
+@pytest.mark.parametrize("number", [0, 2**31 - 1, 2**31, 2**63, 2**64, 10**30])
+def test_player_numbers_past_any_column_are_players_the_table_does_not_have(api, number):
+    mesa = Mesa(api)
+    table = mesa.game(["Ana", "Beto"])
+    assert table.get()["status"] == "playing"
+    before = api.get(mesa.url()).get_json()
+    players = [p["player"] for p in before["players"]]
+    r = api.patch(mesa.url(f"/players/{number}"), json={"name": "Otra"}, headers=mesa.auth)
+    _problem(r, 422, "player")
+    r = api.post(mesa.url(f"/players/{players[0]}/merge"), json={"into": number}, headers=mesa.auth)
+    _problem(r, 422, "into")
+    r = api.post(mesa.url(f"/players/{number}/merge"), json={"into": players[1]}, headers=mesa.auth)
+    assert r.status_code in (404, 422) and r.content_type == "application/problem+json"
+    assert api.get(mesa.url()).get_json()["players"] == before["players"]
+
+
+@pytest.mark.parametrize("zone", ["localtime", "Factory", "posixrules"])
+def test_a_time_zone_that_is_no_place_is_refused(api, zone):
+    _problem(api.post("/api/v1/tables", json={"name": "Mesa", "timezone": zone}), 422, "timezone")
+
+
+def test_a_stale_if_match_on_a_table_speaks_of_the_table(api):
+    mesa = Mesa(api)
+    mesa.game(["Ana", "Beto"])
+    player = mesa.get()["players"][0]["player"]
+    r = api.patch(mesa.url(f"/players/{player}"), json={"name": "Ana María"},
+                  headers={**mesa.auth, "If-Match": '"999"'})
+    body = _problem(r, 412)
+    assert "table changed" in body["detail"] and "game" not in body["detail"]
+
+
+def test_a_value_the_driver_refuses_is_a_422_and_the_session_goes_on(db_app):
+    """The net under every route's own checks: a DataError (a NUL PostgreSQL cannot store, a number past a
+    column) is the client's error, and the next request on that worker reads as before."""
+    import sqlalchemy as sa
+
+    from anotador.extensions import db
+
+    @db_app.get("/test-data-error")
+    def _refused():
+        db.session.execute(sa.text("SELECT 1"))
+        raise sa.exc.DataError("SELECT :x", {"x": "\x00"}, ValueError("NUL"))
+
+    client = db_app.test_client()
+    mesa = Mesa(client)
+    body = _problem(client.get("/test-data-error"), 422)
+    assert body["type"].endswith(":value-refused") and "Traceback" not in body["detail"]
+    assert client.get(mesa.url()).status_code == 200
