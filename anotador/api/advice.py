@@ -145,7 +145,7 @@ def analysis(game_id: str):
 def _decision(d) -> dict[str, Any]:
     return {"roll": d.roll, "dice": d.dice, "chosen": d.chosen, "best": d.best,
             "expected_chosen": _round(d.expected_chosen), "expected_best": _round(d.expected_best),
-            "lost": _round(d.lost)}
+            "lost": _round(d.lost), "best_points": d.best_points}
 
 
 def _opt(x: float | None) -> float | None:

@@ -188,6 +188,8 @@ class Decision:
     best: dict[str, Any]
     expected_chosen: float
     expected_best: float
+    #: The points the best move scores now (0: it crosses its box out); None when it throws again.
+    best_points: int | None = None
 
     @property
     def lost(self) -> float:
@@ -271,8 +273,9 @@ def judge_turn(solver: Solver, V: np.ndarray, sheet: Mapping[str, int], earned: 
         now = _best_now(position, counts, roll)
         k = d.keep_index[count(throw.keep)]
         mine = position.points + float((turn.keep1 if roll == 1 else turn.keep2)[0, k])
-        best = max([({"keep": keeps[0]["keep"]}, keeps[0]["expected"])] + now, key=lambda m: m[1])
-        judged.decisions.append(Decision(roll, list(throw.dice), {"keep": list(throw.keep)}, best[0], mine, best[1]))
+        best = max([({"keep": keeps[0]["keep"]}, keeps[0]["expected"], None)] + now, key=lambda m: m[1])
+        judged.decisions.append(Decision(roll, list(throw.dice), {"keep": list(throw.keep)}, best[0], mine, best[1],
+                                         best[2]))
     judged.luck = luck
     return judged
 
@@ -289,14 +292,14 @@ def _closed(position: Position, placed) -> int:
     return space.index(mask, position.u, position.flags)
 
 
-def _best_now(position: Position, counts, roll: int) -> list[tuple[dict[str, Any], float]]:
-    """The best way to score these dice now, as (move, expected final total): none if no box is free."""
+def _best_now(position: Position, counts, roll: int) -> list[tuple[dict[str, Any], float, int]]:
+    """The best way to score these dice now, as (move, expected final total, points): none if no box is free."""
     rules = position.solver.rules
     if rules.boxes_per_turn > 1:
         splits = position.splits(counts, limit=1)
-        return [({"split": [b["category"] for b in s["boxes"]]}, s["expected"]) for s in splits]
+        return [({"split": [b["category"] for b in s["boxes"]]}, s["expected"], s["points"]) for s in splits]
     boxes, _ = position.boxes(counts, roll == 1 and rules.served_matters)
-    return [({"category": b["category"]}, b["expected"]) for b in boxes[:1]]
+    return [({"category": b["category"]}, b["expected"], b["points"]) for b in boxes[:1]]
 
 
 def _box_decision(position: Position, roll: int, dice: Sequence[int], placed, bonus: int, after: float) -> Decision:
@@ -313,15 +316,15 @@ def _box_decision(position: Position, roll: int, dice: Sequence[int], placed, bo
     else:
         chosen = {"category": placed[0][0]}
         boxes, _ = position.boxes(counts, roll == 1 and position.solver.rules.served_matters)
-        moves = [({"category": b["category"]}, b["expected"]) for b in boxes[:1]]
+        moves = [({"category": b["category"]}, b["expected"], b["points"]) for b in boxes[:1]]
         mine = next((b for b in boxes if b["category"] == placed[0][0]), None)
         if mine is not None and mine["points"] == placed[0][1]:
             after = mine["expected"]  # the engine's own valuation (a served win valued as thrown later)
     if roll < 3:
         keeps = position.keeps(counts, roll, limit=1)
-        moves.append(({"keep": keeps[0]["keep"]}, keeps[0]["expected"]))
+        moves.append(({"keep": keeps[0]["keep"]}, keeps[0]["expected"], None))
     best = max(moves, key=lambda m: m[1] + (1e-9 if "keep" not in m[0] else 0))
-    return Decision(roll, sorted(dice), chosen, best[0], after, best[1])
+    return Decision(roll, sorted(dice), chosen, best[0], after, best[1], best[2])
 
 
 class Recorded(NamedTuple):

@@ -57,7 +57,8 @@ export class Hint {
     $("#hint-bar").hidden = !this.pad.recording();
     for (const b of $$("#roll-pick button")) b.setAttribute("aria-checked", String(Number(b.dataset.roll) === this.roll));
     for (const d of $$("#tray .die.keep")) d.classList.remove("keep");
-    for (const b of $$("#options .best")) b.classList.remove("best");
+    for (const b of $$("#options .best, #scratch-btn.best")) b.classList.remove("best");
+    this.pad.bestScratch = null;
     if (!this.on || !this.pad.full() || this.game.rollOff() || !this.game.game) {
       line.hidden = true;
       this.keep = null;
@@ -90,7 +91,7 @@ export class Hint {
       line.textContent = t("hint_two", { win: this.moveName(win, res.data), chance: percent(win.chance),
                                          points: this.moveName(best, res.data) });
       if (win.keep) this.markKeep(win.keep);
-      else this.markBox(win.category);
+      else this.markBox(win.category, res.data);
       return;
     }
     this.keep = best.keep || null;
@@ -101,14 +102,24 @@ export class Hint {
       this.markKeep(best.keep);
     } else if (best.split) {
       line.textContent = t("hint_box", { box: best.split.map((p) => this.game.boxName(p.category)).join(" + "), e });
+    } else if (scoresNothing(best, res.data)) {  // a box crossed out: said as one, its button marked
+      line.textContent = t("hint_scratch", { box: this.game.boxName(best.category), e });
+      this.markBox(best.category, res.data);
     } else {
       line.textContent = t("hint_box", { box: this.game.boxName(best.category), e });
-      this.markBox(best.category);
+      this.markBox(best.category, res.data);
     }
   }
 
-  /** Star the option for ``category`` among the options. */
-  markBox(category) {
+  /** Star the button that does ``category``: its option, or for a box it would cross out, "Scratch…" and
+   *  that box in the scratch list. */
+  markBox(category, advice) {
+    if (scoresNothing({ category }, advice)) {
+      $("#scratch-btn").classList.add("best");
+      this.pad.bestScratch = category;
+      if (!$("#scratch-list").hidden) this.pad.renderScratch();
+      return;
+    }
     const button = $(`#options [data-focus-key="opt:${CSS.escape(category)}"]`);
     if (button) button.classList.add("best");
   }
@@ -148,6 +159,13 @@ export class Hint {
       }
     }
   }
+}
+
+/** Whether an advice's move puts these dice in a box for 0 points: a scratch, whatever the box is called. */
+function scoresNothing(move, advice) {
+  if (!move.category) return false;
+  const box = (advice.boxes || []).find((b) => b.category === move.category);
+  return Boolean(box) && box.points === 0;
 }
 
 /** The chance of winning an advice gives a move (its box's or its keep's). */
@@ -245,7 +263,8 @@ function sentence(x, d, names, boxName) {
   else if (x.points === 0) what = t("dec_scratch", { round: x.round, name, dice: faces(d.dice), box: box(d.chosen) });
   else what = t("dec_box", { round: x.round, name, dice: faces(d.dice), box: box(d.chosen) });
   const lost = decimal(d.lost);
-  const better = d.best.keep ? t("better_keep", { kept: faces(d.best.keep), lost }) : t("better_box", { box: box(d.best), lost });
+  const better = d.best.keep ? t("better_keep", { kept: faces(d.best.keep), lost })
+    : t(d.best_points === 0 ? "better_scratch" : "better_box", { box: box(d.best), lost });
   return `${what}; ${better}.`;
 }
 

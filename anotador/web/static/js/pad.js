@@ -22,6 +22,7 @@ export class Pad {
     this.splitting = false; // ten dice split by the player ...
     this.mine = [];         // ... the group (0 or 1) of each die
     this.picked = [null, null];  // the box chosen for each of those groups
+    this.bestScratch = null;  // the box the hint says to cross out, marked in the scratch list
     this.result = null;     // the last /score answer: { key, data } or { key, offline: true }
     this.seq = 0;
     // Every throw recorded (the hint on, or "record every roll"): the throws so far and what was kept,
@@ -45,9 +46,10 @@ export class Pad {
   /** Put dice (and served) on the pad: a new roll, or a turn to place again. */
   set(dice, served = false) {
     this.dice = [...dice];
-    // Recording every throw, a new turn starts at its first throw (served, where that matters);
-    // otherwise the dice entered are the final roll unless said otherwise.
-    const fresh = !dice.length && this.recording() && !this.game.fix;
+    // "Record every roll" ticked, a new turn starts at its first throw (served, where that matters, and
+    // shown on the pad); otherwise the dice entered are the final roll unless the player says otherwise.
+    // The hint never changes this: a family entering final dice with it on scores what it scores off.
+    const fresh = !dice.length && store.flag("recordRolls") && !this.game.fix;
     this.served = fresh ? Boolean(this.game.game && this.game.game.served_matters) : served;
     this.hint.roll = this.served || fresh ? 1 : 3;
     this.throws = [];
@@ -455,8 +457,9 @@ export class Pad {
     list.setAttribute("aria-label", t("scratch_list"));
     const two = this.game.boxesPerTurn() > 1;
     if (unchanged(list, JSON.stringify([this.game.freeBoxes().map((b) => b.id), this.scratchPick, lang(),
-                                        this.game.who()]))) return;
-    const buttons = this.game.freeBoxes().map((b) => el("button", { type: "button", class: "option scratch",
+                                        this.game.who(), this.bestScratch]))) return;
+    const buttons = this.game.freeBoxes().map((b) => el("button", { type: "button",
+      class: `option scratch${b.id === this.bestScratch ? " best" : ""}`,
       "aria-pressed": two ? String(this.scratchPick.includes(b.id)) : null, dataset: { focusKey: `scr:${b.id}` },
       onclick: () => (two ? this.pickTwo(b.id) : this.scratchOne(b)) },
     el("span", { class: "label", text: b.names[lang()] }), ...pointsText(0)));

@@ -1,0 +1,123 @@
+"""A family's Sunday at the table: nothing the family did not say changes the score, and the hint speaks in
+the family's words, naming a button that is on the screen."""
+
+from __future__ import annotations
+
+import json
+import re
+import urllib.request
+
+import pytest
+
+from .conftest import needs
+
+needs("playwright.sync_api", "pip install playwright")
+from playwright.sync_api import expect  # noqa: E402
+
+from .conftest import shot
+from .pagekit import choose, start_game
+
+#: Every built-in variant in which a served roll scores more.
+SERVED_BONUS = ["generala", "generala-doble", "general-pr", "generala-wiki"]
+ADD = "Add a {}"
+
+
+def _api(base_url, method, path, body=None, token=None):
+    data = None if body is None else json.dumps(body).encode()
+    req = urllib.request.Request(base_url + path, data=data, method=method,
+                                 headers={"Content-Type": "application/json",
+                                          **({"Authorization": f"Bearer {token}"} if token else {})})
+    with urllib.request.urlopen(req) as r:
+        return json.load(r)
+
+
+def _enter(page, dice):
+    """Tap the dice in, as a player entering a turn's final dice does: nothing else."""
+    if page.locator("#tray button.die").count():
+        page.locator("#clear").click()
+    for face in dice:
+        page.get_by_role("button", name=ADD.format(face), exact=True).click()
+
+
+def _offered(page) -> dict[str, str]:
+    """Each option's box and points, once the server's points are drawn."""
+    page.wait_for_function("""() => {
+        const pts = [...document.querySelectorAll('#options button .pts')];
+        return pts.length > 0 && pts.every((p) => /^\\d+$/.test(p.textContent));
+    }""")
+    return page.evaluate("""() => Object.fromEntries([...document.querySelectorAll('#options button')]
+        .map((b) => [b.querySelector('.label').firstChild.textContent.trim(), b.querySelector('.pts').textContent]))""")
+
+
+@pytest.mark.parametrize("variant", SERVED_BONUS)
+def test_the_hint_on_never_ticks_served_nor_changes_the_points(phone, variant):
+    """Ana's turn entered with the hint off, Beto's (a new turn) with it on: the same final dice are offered the
+    same points, "served" is never ticked, and the pad says the dice are the final roll."""
+    page = phone()
+    start_game(page, ["Ana", "Beto"], variant=variant)
+    _enter(page, [6, 6, 6, 1, 1])
+    expect(page.locator("#served")).not_to_be_checked()
+    off = _offered(page)
+    choose(page, next(iter(off)))
+    expect(page.locator("#play-title")).to_have_text("Beto's roll")
+    page.locator("#hint-on").click()
+    expect(page.locator("#served")).not_to_be_checked()
+    _enter(page, [6, 6, 6, 1, 1])
+    expect(page.locator("#served")).not_to_be_checked()
+    expect(page.get_by_role("radio", name="3", exact=True)).to_have_attribute("aria-checked", "true")
+    assert _offered(page) == off
+    # the next turn too (the first one set by the page with the hint already on)
+    choose(page, next(iter(off)))
+    expect(page.locator("#play-title")).to_have_text("Ana's roll")
+    _enter(page, [6, 6, 6, 1, 1])
+    expect(page.locator("#served")).not_to_be_checked()
+    assert page.errors == []
+
+
+def test_served_is_ticked_when_the_player_says_it_is_the_first_roll(phone):
+    """The player's own word still counts: "1" in the roll picker (or the switch) is a served roll."""
+    page = phone()
+    start_game(page, ["Ana", "Beto"])
+    page.locator("#hint-on").click()
+    _enter(page, [6, 6, 6, 1, 1])
+    assert _offered(page)["Full house"] == "30"
+    page.get_by_role("radio", name="1", exact=True).click()
+    expect(page.locator("#served")).to_be_checked()
+    expect(page.locator("#options button", has_text="Full house").locator(".pts")).to_have_text("35")
+    assert page.errors == []
+
+
+def test_a_hint_to_cross_out_says_so_and_marks_the_scratch_button(phone, advice_tables, base_url):
+    """Every number box filled, 1-1-2-3-6 on the last throw: the best is to cross the Generala out. The hint
+    says "scratch", never "score Generala", and stars "Scratch…" and then Generala in the scratch list."""
+    game = _api(base_url, "POST", "/api/v1/games", {"variant": "generala", "players": ["Ana", "Beto"]})
+    token, url = game["token"], f"/api/v1/games/{game['id']}/turns"
+    for box, dice in (("ones", [1, 1, 1, 2, 3]), ("twos", [2, 2, 2, 1, 3]), ("threes", [3, 3, 3, 1, 2]),
+                      ("fours", [4, 4, 4, 1, 2]), ("fives", [5, 5, 5, 1, 2]), ("sixes", [6, 6, 6, 1, 2])):
+        for seat in (0, 1):
+            _api(base_url, "POST", url, {"player": seat, "category": box, "dice": dice}, token)
+    page = phone()
+    page.goto(f"/g/{game['id']}#token={token}")
+    expect(page.locator("#play-title")).to_have_text("Ana's roll")
+    page.locator("#hint-on").click()
+    _enter(page, [1, 1, 2, 3, 6])
+    expect(page.locator("#hint")).to_have_text(re.compile(
+        r"^Hint: scratch Generala: 0 points; it adds the most in the long run \(expected final total ≈ \d+\.\d\)$"))
+    expect(page.locator("#scratch-btn")).to_have_class(re.compile(r"\bbest\b"))
+    expect(page.locator("#options button.best")).to_have_count(0)  # no option scores it
+    page.locator("#scratch-btn").click()
+    starred = page.locator("#scratch-list button.best")
+    expect(starred).to_have_count(1)
+    expect(starred).to_contain_text("Generala")
+    shot(page, "sunday-hint-scratch")
+    # the family crosses out the straight instead: the analysis names the better move as a crossing out too
+    page.locator("#scratch-list button", has_text="Straight").click()
+    page.locator("#confirm-yes").click()
+    expect(page.locator("#play-title")).to_have_text("Beto's roll")
+    page.wait_for_function("""id => fetch(`/api/v1/games/${id}/turns`).then((r) => r.json())
+        .then((b) => b.turns.length === 13)""", arg=game["id"])
+    page.evaluate("""id => import('/static/js/hint.js').then((m) => m.showAnalysis(id, ['Ana', 'Beto'],
+        (c) => ({ generala: 'Generala', straight: 'Straight' })[c] || c))""", game["id"])
+    expect(page.locator("#analysis .analysis-turns li").first).to_have_text(re.compile(
+        r"^Round 7, Ana crossed out Straight with 1-1-2-3-6; crossing out Generala was worth \d+\.\d points more\.$"))
+    assert page.errors == []
