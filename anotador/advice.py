@@ -335,6 +335,10 @@ def init_app(app: Flask) -> None:
         folder, int(config.get("SOLVER_TABLES") or 8), int(config.get("SOLVER_BUILDS") or 2),
         int(config.get("SOLVER_KEEP") or 100), int(config.get("SOLVER_CLIENT_BUILDS") or 1),
         int(config.get("SOLVER_CLIENT_BUILDS_PER_HOUR") or 20), bool(config.get("SOLVER_BUILD_AHEAD", True)))
+    try:  # what builders killed before this start left behind (their locks, half-written files)
+        store.remove_stale(folder)
+    except OSError:
+        pass
     if tables.ahead:
         try:
             tables.build_ahead()

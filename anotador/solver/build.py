@@ -104,8 +104,9 @@ def _locked(path: str, rules, kind: str, make, client: str | None, game: bool, b
     try:
         if os.path.exists(path):  # built by another process between the look and the lock
             return BUILT
-        if not builtin:
+        if spawned is not None or not builtin:  # a builder process of its own: stopped, it cleans up
             signal.signal(signal.SIGTERM, _abandoned)
+        if not builtin:
             threading.Thread(target=_watch, args=(fd,), daemon=True).start()
         last = [0.0]
 
@@ -138,15 +139,22 @@ def _abandoned(signum, frame) -> None:
 
 def _save(values, path: str, rules) -> None:
     tmp = f"{path}.{os.getpid()}.tmp"
-    with open(tmp, "wb") as f:
-        store.write_table(f, values, rules)
-        f.flush()
-        os.fsync(f.fileno())
-    # the empty sheet's expected score, for listings that must not load whole tables
-    with open(tmp + ".json", "w") as f:
-        json.dump({"expected_score": float(values[0]), "states": int(values.shape[0])}, f)
-    os.replace(tmp + ".json", path[:-len(store.TABLE)] + ".json")
-    os.replace(tmp, path)
+    try:
+        with open(tmp, "wb") as f:
+            store.write_table(f, values, rules)
+            f.flush()
+            os.fsync(f.fileno())
+        # the empty sheet's expected score, for listings that must not load whole tables
+        with open(tmp + ".json", "w") as f:
+            json.dump({"expected_score": float(values[0]), "states": int(values.shape[0])}, f)
+        os.replace(tmp + ".json", path[:-len(store.TABLE)] + ".json")
+        os.replace(tmp, path)
+    finally:  # stopped halfway (a full disk, SIGTERM): nothing half-written stays
+        for left in (tmp, tmp + ".json"):
+            try:
+                os.remove(left)
+            except OSError:
+                pass
 
 
 def _watch(fd: int) -> None:

@@ -362,7 +362,7 @@ def remove_stale(folder: str) -> int:
                 removed += 1
             except OSError:
                 pass
-        elif name.endswith(".tmp") or name.endswith(".tmp.json") or name.endswith(".bad"):
+        elif name.endswith((".tmp", ".tmp.json", ".tmp.records", ".bad")):
             try:
                 if time.time() - os.stat(path).st_mtime > 600:  # no builder writes that long
                     os.remove(path)

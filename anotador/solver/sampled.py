@@ -89,10 +89,22 @@ def refusal(rules: "RuleSet") -> str | None:
 def write_outcomes(path: str, solver: Solver, V: np.ndarray, progress: Callable[[int], None] | None = None) -> int:
     """Follow every reachable state's turn and write the outcomes file to ``path`` (a temporary file beside it,
     then a rename); the number of outcomes. Holds a batch at a time: the records go to disk as they come."""
+    tmp = f"{path}.{os.getpid()}.tmp"
+    try:
+        return _write_outcomes(path, tmp, solver, V, progress)
+    finally:  # a build that failed or was stopped (SIGTERM is a SystemExit in a builder) leaves nothing behind
+        for left in (tmp, tmp + ".records"):
+            try:
+                os.remove(left)
+            except OSError:
+                pass
+
+
+def _write_outcomes(path: str, tmp: str, solver: Solver, V: np.ndarray,
+                    progress: Callable[[int], None] | None) -> int:
     space, rules = solver.space, solver.rules
     slots = np.zeros(space.size, dtype="<i8")
     done = count = 0
-    tmp = f"{path}.{os.getpid()}.tmp"
     digest = hashlib.sha256()
     with open(tmp + ".records", "w+b") as records:
         for closed in range(space.nb - 1, -1, -1):  # a full sheet has no turn: no slots
