@@ -33,8 +33,8 @@ def cache_key(request: Request) -> str:
 class Compressed(LRU[str, bytes]):
     """Flask-Compress's cache backend: keys are ``"<algorithm>;<cache_key>"``, ``";"`` alone for answers not kept."""
 
-    def __init__(self, size: int = 4096) -> None:
-        super().__init__(size)
+    def __init__(self, size: int = 4096, max_bytes: int = 32 * 1024 * 1024) -> None:
+        super().__init__(size, max_bytes, len)
 
     def get(self, key: str) -> bytes | None:
         return None if key.endswith(";") else super().get(key)

@@ -31,11 +31,18 @@ class Defaults:
     #: Corrections one game keeps: a 12-player game has at most 132 turns,
     #: so this is room to fix every turn twice, not a way to grow a game forever.
     MAX_CORRECTIONS = 300
+    #: Names one regular of a table keeps (each rename to a new name adds one, listed with the standings):
+    #: a nickname or two and a few spellings, not a way to grow a table's every read without end.
+    NAMES_PER_REGULAR = 20
     #: Idempotency-Key answers one game keeps (the newest; older ones are forgotten): a client retries a
     #: write within seconds, and a game's keys must not grow with every tap (a 12-player body is 10 KB).
     IDEMPOTENCY_KEYS_PER_GAME = 100
     #: Game bodies each worker keeps rendered, the last read (a six-player game's is ~6 KB).
     GAME_BODIES = 2048
+    #: Bytes each worker's cache of rendered reads (game bodies, tables' standings and history, their
+    #: CSV exports) may hold, each cache apart: a count alone let 400 distinct reads of a large table's
+    #: standings take a worker past a gigabyte.
+    READ_CACHE_BYTES = 32 * 1024 * 1024
     #: Game states each worker keeps, the last written or read (a finished six-player game's is ~8 KB).
     GAME_STATES = 2048
     #: Games one client address may create per minute (0: no limit). On by

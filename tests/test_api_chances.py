@@ -284,3 +284,30 @@ def test_a_yahtzee_game_has_sampled_chances_before_its_last_four_rounds_and_exac
 
     text = pdftotext(drawn.data)
     assert "Chance to win, turn by turn" in text and "turn 26" in text
+
+
+def test_the_chart_is_worked_out_once_per_version_and_its_304_costs_a_poll(new_game, advice_tables, monkeypatch):
+    """A conditional GET of the PDF with its chart answers 304 without working out any chance, and another
+    language of the same version draws the chances already worked out."""
+    from anotador.api import pdfs
+
+    table = new_game("generala", ["Ana", "Beto", "Caro"])
+    rng = random.Random(9)
+    for _ in range(6):
+        advised_turn(table, advice_tables, rng)
+    worked = []
+    real = pdfs.chances_history
+    monkeypatch.setattr(pdfs, "chances_history", lambda *a: worked.append(1) or real(*a))
+    drawn = read_when_built(table, "/sheet.pdf?lang=en&chances=true")
+    assert len(worked) == 1
+    for _ in range(3):
+        again = table.client.get(table.url("/sheet.pdf?lang=en&chances=true"),
+                                 headers={"If-None-Match": drawn.headers["ETag"]})
+        assert again.status_code == 304 and again.headers["ETag"] == drawn.headers["ETag"]
+    spanish = table.client.get(table.url("/sheet.pdf?lang=es&chances=true"))
+    assert spanish.status_code == 200 and spanish.content_type == "application/pdf"
+    assert len(worked) == 1
+    advised_turn(table, advice_tables, rng)  # a new version: its chances are worked out anew
+    newer = table.client.get(table.url("/sheet.pdf?lang=en&chances=true"), headers={"If-None-Match": drawn.headers["ETag"]})
+    assert newer.status_code == 200 and newer.headers["ETag"] != drawn.headers["ETag"]
+    assert len(worked) == 2

@@ -117,3 +117,99 @@ def test_a_value_the_driver_refuses_is_a_422_and_the_session_goes_on(db_app):
     body = _problem(client.get("/test-data-error"), 422)
     assert body["type"].endswith(":value-refused") and "Traceback" not in body["detail"]
     assert client.get(mesa.url()).status_code == 200
+
+
+# -- what a read costs: bounded caches, one render per read and version --------------------------------------
+
+def test_a_regular_keeps_a_bounded_number_of_names(tmp_path):
+    """Each rename to a new name adds one the standings list for ever: past NAMES_PER_REGULAR it is a 409,
+    while a name they already have is still theirs to take back."""
+    from .conftest import dispose, migrated_app
+
+    app = migrated_app(f"sqlite:///{tmp_path}/n.sqlite", NAMES_PER_REGULAR=4)
+    try:
+        api = app.test_client()
+        mesa = Mesa(api)
+        mesa.game(["Ana", "Beto"])
+        ana = next(p["player"] for p in mesa.get()["players"] if p["name"] == "Ana")
+        for name in ("Anita", "Ana María", "Anaí"):  # "Ana" is the first of four
+            assert api.patch(mesa.url(f"/players/{ana}"), json={"name": name}, headers=mesa.auth).status_code == 200
+        r = api.patch(mesa.url(f"/players/{ana}"), json={"name": "Nana"}, headers=mesa.auth)
+        body = _problem(r, 409)
+        assert body["type"].endswith(":name-limit") and "merge" in body["detail"]
+        r = api.patch(mesa.url(f"/players/{ana}"), json={"name": "ANITA"}, headers=mesa.auth)
+        assert r.status_code == 200  # one of hers, folded as names fold
+        standing = next(p for p in mesa.get()["players"] if p["player"] == ana)
+        assert standing["name"] == "ANITA" and len(standing["names"]) == 4
+    finally:
+        dispose(app)
+
+
+def test_reads_of_a_table_are_kept_by_their_filters_within_a_byte_bound(tmp_path):
+    """Distinct query strings are distinct reads only when their filters differ; however many there are, the
+    worker keeps at most READ_CACHE_BYTES of them."""
+    from anotador.api.tables import _reads
+
+    from .conftest import dispose, migrated_app
+
+    bound = 64 * 1024
+    app = migrated_app(f"sqlite:///{tmp_path}/r.sqlite", READ_CACHE_BYTES=bound, GAMES_PER_MINUTE=0)
+    try:
+        api = app.test_client()
+        mesa = Mesa(api)
+        for k in range(3):
+            mesa.game(["Ana", "Beto", f"Invitado {k}"])
+        same = ["?since=2026-01-01&until=2026-12-31", "?until=2026-12-31&since=2026-01-01",
+                "?since=2026-01-01&until=2026-12-31&since=2026-01-01"]
+        for q in same:
+            assert api.get(mesa.url() + q).status_code == 200
+        with app.app_context():
+            kept = _reads()
+            assert len(kept) == 1  # one read, however its query string was written
+        for k in range(400):  # every distinct filter a new read, each about 1 KB
+            assert api.get(mesa.url(), query_string={"variant": f"v{k}"}).status_code == 200
+        with app.app_context():
+            kept = _reads()
+            assert 0 < kept.bytes <= bound
+            assert kept.bytes == sum(len(text) for _, text, _ in kept.items.values())
+            assert len(kept) < 400
+    finally:
+        dispose(app)
+
+
+@pytest.mark.parametrize("path", ["/games.csv", ""])
+def test_readers_asking_for_a_new_version_at_once_wait_for_one_render(api, db_app, monkeypatch, path):
+    """Eight clients miss the same version of a table's export (or standings) at the same moment: it is made
+    once, and each gets the same text."""
+    import threading
+
+    from anotador.api import tables as tables_api
+
+    mesa = Mesa(api)
+    mesa.game(["Ana", "Beto"])
+    made = []
+    name = "_exports_text" if path else "_standings_of"
+    real = getattr(tables_api, name)
+
+    def slow(*args):
+        made.append(1)
+        threading.Event().wait(0.5)  # long enough that every reader arrives while it is made
+        return real(*args)
+
+    monkeypatch.setattr(tables_api, name, slow)
+    start, answers = threading.Barrier(8), []
+
+    def read():
+        client = db_app.test_client()
+        start.wait()
+        r = client.get(mesa.url(path))
+        answers.append((r.status_code, r.get_data()))
+
+    threads = [threading.Thread(target=read) for _ in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(60)
+    assert len(answers) == 8 and {status for status, _ in answers} == {200}
+    assert len({body for _, body in answers}) == 1
+    assert len(made) == 1

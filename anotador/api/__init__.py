@@ -64,6 +64,8 @@ def domain_problem(exc: Exception) -> Problem:
         return DomainProblem(409, "correction-limit", "Conflict", exc.message)
     if isinstance(exc, sheets.InOtherMesa):
         return DomainProblem(409, "in-another-table", "Conflict", exc.message)
+    if isinstance(exc, sheets.TooManyNames):
+        return DomainProblem(409, "name-limit", "Conflict", exc.message)
     if isinstance(exc, sheets.NameTaken):
         return DomainProblem(409, "name-taken", "Conflict", exc.message)
     if isinstance(exc, sheets.Conflict):

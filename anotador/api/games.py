@@ -147,7 +147,7 @@ class Bodies(LRU[tuple, str]):
 
 def bodies() -> Bodies:
     """This app's :class:`Bodies` (one per worker process)."""
-    return Bodies.of_app("anotador.bodies", "GAME_BODIES")
+    return Bodies.of_app("anotador.bodies", "GAME_BODIES", len)
 
 
 def rendered(game: GameRow, state: Game | None = None) -> str:

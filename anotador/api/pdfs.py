@@ -21,6 +21,7 @@ from ..schemas import FilledSheetQuerySchema, SheetQuerySchema, SheetRequestSche
 from .chances import history as chances_history
 from .chances import outlook_of
 from .common import load, resolve_rules
+from .games import bodies
 
 bp = Blueprint("pdfs", __name__)
 
@@ -53,9 +54,23 @@ def _options(data: dict[str, Any]) -> dict[str, Any]:
             "size": data["size"], "lang": data["lang"]}
 
 
+def _etag(key: Any) -> str:
+    return hashlib.sha256(json.dumps([LAYOUT_VERSION, key], sort_keys=True).encode()).hexdigest()[:32]
+
+
+def _kept_history(game) -> list:
+    """Each turn's chances of this version of the game, worked out once per worker and kept with the game's
+    bodies (every language and size of the PDF draws the same), one reader working them out at a time."""
+    def make() -> str:
+        state = sheets.state_of(game)
+        return json.dumps([x["chances"] for x in chances_history(game, state, outlook_of(state, history=True))])
+
+    return json.loads(bodies().get_or_make(("sheet-chances", *sheets.version_key(game)), make))
+
+
 def pdf(make, key: Any, filename: str, max_age: int | None) -> Response:
     """Answer with a PDF, or 304 when the client holds this exact one."""
-    etag = hashlib.sha256(json.dumps([LAYOUT_VERSION, key], sort_keys=True).encode()).hexdigest()[:32]
+    etag = _etag(key)
     if request.if_none_match.contains(etag):
         response = Response(status=304)
     else:
@@ -97,11 +112,15 @@ def game_sheet(game_id: str):
     opts = query(_filled)
     with_chances = opts.pop("chances")
     check_options(players=1, names=[], games=1, **opts)
-    game = sheets.get(game_id)
     history = None
+    if with_chances:
+        # this version's PDF held already: a 304 for the cost of a poll, before any chance is worked out
+        version, _ = sheets.head_of(game_id)
+        if request.if_none_match.contains(_etag([game_id, version, opts, True])):
+            return pdf(lambda: b"", [game_id, version, opts, True], "", None)
+    game = sheets.get(game_id)
     if with_chances:  # worked out before the ETag is answered: a table being built is a 503, as for /chances
-        state = sheets.state_of(game)
-        history = [x["chances"] for x in chances_history(game, state, outlook_of(state, history=True))]
+        history = _kept_history(game)
 
     def make() -> bytes:
         state = sheets.state_of(game)

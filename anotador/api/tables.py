@@ -35,32 +35,33 @@ _merge = MergeSchema()
 
 
 class Reads(LRU[tuple, tuple]):
-    """Each table read this worker rendered (its text and headers), by table, version and URL: a version never
-    changes."""
+    """Each table read this worker rendered (its version, text and headers), by table, the version asked
+    about and the read's canonical form (what it is and its filters as parsed, never the URL as sent: a
+    query string rewritten is the same read). Bounded in bytes; one render per key at a time."""
 
 
 def _reads() -> Reads:
-    return Reads.of_app("anotador.table_reads", "GAME_BODIES")
+    return Reads.of_app("anotador.table_reads", "GAME_BODIES", lambda found: len(found[1]))
 
 
-def _read(mesa_id: str, render) -> Response:
+def _read(mesa_id: str, what: tuple, render) -> Response:
     """A table read: 304 for its version by the primary key alone; else the text kept for this version and
-    URL, or ``render(mesa)`` made now and kept."""
+    read (``what``: its kind and parsed filters), or ``render(mesa)`` made now and kept. Readers that ask
+    for a version not rendered yet at the same moment wait for the one render."""
     version = sheets.mesa_head(mesa_id)
     unchanged = not_modified(version)
     if unchanged is not None:
         return unchanged
-    key = (mesa_id, version, request.full_path)
-    found = _reads().get(key)
-    if found is None:
+
+    def make() -> tuple:
         mesa = sheets.get_mesa(mesa_id)
         body, headers = render(mesa)
-        found = current_app.json.dumps(body), tuple(headers)
-        key = (mesa_id, mesa.version, request.full_path)  # a write may have landed since the head was read
-        _reads().put(key, found)
-    text, headers = found
+        # a write may have landed since the head was read: the version rendered is the one answered
+        return mesa.version, current_app.json.dumps(body), tuple(headers)
+
+    rendered, text, headers = _reads().get_or_make((mesa_id, version, what), make)
     response = current_app.response_class(text, mimetype="application/json")
-    response.headers["ETag"] = etag(key[1])
+    response.headers["ETag"] = etag(rendered)
     response.headers["Cache-Control"] = NO_CACHE
     for name, value in headers:
         response.headers[name] = value
@@ -100,7 +101,8 @@ def create_table():
 def get_table(mesa_id: str):
     """The standings: every regular ranked, within a variant, a rule set and a range of days if asked."""
     data = query(_standings)
-    return _read(mesa_id, lambda mesa: (_standings_of(mesa, data), []))
+    what = ("standings", *(data.get(k) for k in ("variant", "rules", "since", "until")))
+    return _read(mesa_id, what, lambda mesa: (_standings_of(mesa, data), []))
 
 
 @bp.get("/<mesa_id>/games")
@@ -117,12 +119,13 @@ def list_games(mesa_id: str):
             headers.append(("Link", f'<{link}>; rel="next"'))
         return {"games": games, "next": nxt}, headers
 
-    return _read(mesa_id, render)
+    return _read(mesa_id, ("games", data["limit"], after), render)
 
 
 #: The last exports made by this worker, by table and version: a table of ten years of Sundays is about
-#: 1 MB and 0.3 s of work, so a client that keeps asking for it gets the same text again.
-_exports: LRU[tuple, str] = LRU(8)
+#: 1 MB and 0.3 s of work, so a client that keeps asking for it gets the same text again, and clients
+#: asking at the same moment wait for one export.
+_exports: LRU[tuple, str] = LRU(8, 32 * 1024 * 1024, len)
 
 #: The export's columns: one row per seat of each game.
 CSV_COLUMNS = ("played_on", "game", "variant", "rules", "status", "reason", "seat", "player", "name", "total", "won")
@@ -137,10 +140,7 @@ def export_games(mesa_id: str):
     if unchanged is not None:
         return unchanged
     mesa = sheets.get_mesa(mesa_id)
-    body = _exports.get((mesa.id, mesa.version))
-    if body is None:
-        body = _exports_text(mesa)
-        _exports.put((mesa.id, mesa.version), body)
+    body = _exports.get_or_make((mesa.id, mesa.version), lambda: _exports_text(mesa))
     response = Response(body, mimetype="text/csv")
     response.headers["Content-Type"] = "text/csv; charset=utf-8"
     response.headers["Content-Disposition"] = f'attachment; filename="anotador-{mesa.id}.csv"'

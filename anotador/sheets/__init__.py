@@ -36,7 +36,7 @@ from .create import create
 from .creation_keys import creation_key
 from .errors import (BadQuery, Conflict, Forbidden, GameNotFound, IdempotencyMismatch, InOtherMesa, MesaForbidden,
                      MesaNotFound, MesaUnauthorized, Moved, NameTaken, PreconditionFailed, Replay, SameRegular,
-                     TooManyCorrections, TooManyGames, Unauthorized, UnknownRegular)
+                     TooManyCorrections, TooManyGames, TooManyNames, Unauthorized, UnknownRegular)
 from .join import join_mesa
 from .mesas import create_mesa, get_mesa, mesa_head, players_of, usual_players
 from .regulars import merge, rename
@@ -56,7 +56,7 @@ __all__ = [
     "UnknownRegular", "all_games", "create_mesa", "get_mesa", "history", "join_mesa", "merge", "mesa_head",
     "players_of", "read_cursor", "rename", "standings", "usual_players",
     "IDEMPOTENCY_TTL", "UNLOCKED_TRIES", "Conflict", "Forbidden", "GameNotFound", "Idempotency",
-    "IdempotencyMismatch", "Moved", "PreconditionFailed", "Replay", "TooManyCorrections", "TooManyGames",
+    "IdempotencyMismatch", "Moved", "PreconditionFailed", "Replay", "TooManyCorrections", "TooManyGames", "TooManyNames",
     "Unauthorized", "check_token", "correct_turn", "corrections_of", "create", "creation_key", "entry_json", "get", "hash_token",
     "apply_entry", "head_of", "iso", "iso_stored", "names_of", "new_token", "purge", "record_turn", "recorded_turns", "replayed", "roll_off",
     "roll_offs_of", "rules_of", "state_of", "states", "turn_choices", "turns_of", "undo_last", "version_key",

@@ -57,6 +57,10 @@ class NameTaken(Conflict):
     """The name already stands for another of the table's players (409): merge them instead."""
 
 
+class TooManyNames(Conflict):
+    """The regular has as many names as one regular keeps (409): rename to one of them, or merge."""
+
+
 class UnknownRegular(Exception):
     """The table has no player with this id (422, naming the field)."""
 

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import delete, select, update
+from flask import current_app
+from sqlalchemy import delete, func, select, update
 
 from ..extensions import db
 from ..models import MesaAliasRow, MesaPlayerRow, MesaRow, ResultRow
 from ..rules import clean_name
 from ..rules.game import name_key
-from .errors import NameTaken, SameRegular, UnknownRegular
+from .errors import NameTaken, SameRegular, TooManyNames, UnknownRegular
 from .mesas import lock_mesa, moved_on
 from .standings import retally
 
@@ -41,6 +42,12 @@ def rename(mesa_id: str, token: str | None, if_match: Any, player_id: Any, name:
     if holder is not None and holder != player.id:
         raise NameTaken(f"{name!r} already stands for another player of this table: merge them instead.", "name")
     if holder is None:
+        limit = current_app.config["NAMES_PER_REGULAR"]
+        names = db.session.scalar(select(func.count()).select_from(MesaAliasRow)
+                                  .where(MesaAliasRow.player_id == player.id))
+        if names >= limit:
+            raise TooManyNames(f"This player has {names} names already, as many as one player keeps: rename them "
+                               "to one of those, or merge them into another player.", "name")
         db.session.add(MesaAliasRow(mesa_id=mesa.id, name_key=key, name=name, player_id=player.id))
     player.name = name
     moved_on(mesa.id)
