@@ -293,6 +293,7 @@ def test_the_start_screen_in_spanish_with_house_rules_and_first_player(phone):
     rows.nth(0).locator("input").fill("Ana")
     rows.nth(1).locator("input").fill("Beto")
     page.get_by_label("Sortear quién empieza con un dado").check()
+    rows.nth(0).locator("select").select_option("2")
     rows.nth(1).locator("select").select_option("6")
     page.get_by_role("button", name="Empezar").click()
     expect(page.locator("#turn-line")).to_have_text("Turno de Beto · ronda 1 de 10")

@@ -270,8 +270,9 @@ def test_forced_colors_keep_the_current_player_and_pending_cells_marked(phone):
     expect(page.locator("#sheet td.choosing")).to_have_css("outline-width", "3px")
     page.context.set_offline(True)
     choose(page, "Full house")
-    pending = page.locator("#sheet td.pending")
+    pending = page.locator("#sheet tbody td.pending")
     expect(pending).to_have_count(1)
+    expect(page.locator("#sheet tfoot td.pending")).to_have_count(1)  # the total counts it, marked alike
     expect(pending).to_have_css("outline-style", "dashed")  # the sheet may be drawn again meanwhile: retried
     expect(pending).to_have_css("outline-width", "2px")
     shot(page, "forced-colors")

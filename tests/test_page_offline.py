@@ -19,7 +19,7 @@ needs("playwright.sync_api", "pip install playwright")
 from playwright.sync_api import expect  # noqa: E402
 
 from .conftest import shot
-from .pagekit import api_turns, cell, choose, option, roll, start_game, under_service_worker
+from .pagekit import api_turns, cell, choose, option, roll, start_game, total, under_service_worker
 
 
 def test_three_turns_tapped_offline_are_sent_in_order_once(phone):
@@ -34,13 +34,17 @@ def test_three_turns_tapped_offline_are_sent_in_order_once(phone):
         expect(option(page, box, points)).to_be_visible()
         choose(page, box, points)
         expect(cell(page, player, box_id)).to_have_class(re.compile("pending"))
-    expect(page.locator("#pending")).to_have_text("3 record(s) waiting to be sent")
+    expect(page.locator("#pending")).to_have_text("3 records waiting to be sent")
+    for player, _, _, _, points in plan:  # the totals count what waits, marked as waiting
+        expect(total(page, player)).to_have_text(f"{points} (waiting to be sent)")
+        expect(total(page, player)).to_have_class(re.compile("pending"))
     expect(page.locator("#offline")).to_be_visible()
     expect(page.locator("#turn-line")).to_have_text("Ana's turn · round 2 of 10")   # the table plays on
     shot(page, "14-offline-pending")
     page.context.set_offline(False)
     for player, _, _, box_id, points in plan:
         expect(cell(page, player, box_id)).to_have_text(str(points), timeout=8000)
+        expect(total(page, player)).to_have_text(str(points))
     expect(page.locator("#pending")).to_be_hidden()
     expect(page.locator("#offline")).to_be_hidden()
     turns = api_turns(page, game)["turns"]

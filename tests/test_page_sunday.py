@@ -121,3 +121,126 @@ def test_a_hint_to_cross_out_says_so_and_marks_the_scratch_button(phone, advice_
     expect(page.locator("#analysis .analysis-turns li").first).to_have_text(re.compile(
         r"^Round 7, Ana crossed out Straight with 1-1-2-3-6; crossing out Generala was worth \d+\.\d points more\.$"))
     assert page.errors == []
+
+
+def test_offline_the_totals_count_what_waits_and_the_count_is_said_in_good_spanish(phone, base_url):
+    """Yahtzee offline, in Spanish: each total adds the turns waiting to be sent, and the upper bonus they
+    reach, marked as waiting; once sent, the server's totals are the same figures. "1 anotación pendiente",
+    "2 anotaciones pendientes"."""
+    from .pagekit import total
+
+    game = _api(base_url, "POST", "/api/v1/games", {"variant": "yahtzee", "players": ["Ana", "Beto"]})
+    token, url = game["token"], f"/api/v1/games/{game['id']}/turns"
+    for box, dice in (("ones", [1, 1, 1, 2, 3]), ("twos", [2, 2, 2, 1, 3]), ("threes", [3, 3, 3, 1, 2]),
+                      ("fours", [4, 4, 4, 1, 2]), ("fives", [5, 5, 1, 2, 3])):
+        for seat in (0, 1):
+            _api(base_url, "POST", url, {"player": seat, "category": box, "dice": dice}, token)
+    page = phone(locale="es-AR")
+    page.goto("/")
+    page.evaluate("localStorage.setItem('anotador.lang', 'es')")
+    page.goto(f"/g/{game['id']}#token={token}")
+    expect(total(page, 0)).to_have_text("40")
+    page.context.set_offline(True)
+    for seat, dice in ((0, [6, 6, 6, 6, 2]), (1, [6, 6, 1, 2, 3])):
+        for face in dice:
+            page.get_by_role("button", name=f"Agregar un {face}", exact=True).click()
+        page.locator('#options [data-focus-key="opt:sixes"]').click()
+        if seat == 0:
+            expect(page.locator("#pending")).to_have_text("1 anotación pendiente de enviar")
+    expect(page.locator("#pending")).to_have_text("2 anotaciones pendientes de enviar")
+    # Ana: 40 + 24 reaches 63, so the bonus of 35 counts; Beto: 40 + 12, no bonus
+    expect(total(page, 0)).to_have_text("99 (pendiente de enviar)")
+    expect(total(page, 1)).to_have_text("52 (pendiente de enviar)")
+    shot(page, "sunday-offline-totals")
+    page.context.set_offline(False)
+    expect(page.locator("#pending")).to_be_hidden(timeout=10_000)
+    expect(total(page, 0)).to_have_text("99")
+    expect(total(page, 1)).to_have_text("52")
+    assert [p["total"] for p in _api(base_url, "GET", f"/api/v1/games/{game['id']}")["players"]] == [99, 52]
+    assert page.errors == []
+
+
+def test_the_roll_for_who_starts_waits_for_every_die(phone):
+    """With "roll for who starts", no die shows a face before it is rolled: Start asks for the missing die
+    (and names whose), never claims a tie of ones; the tie's own dice likewise."""
+    page = phone()
+    page.goto("/")
+    page.get_by_role("radio", name=re.compile("^Generala Ten")).check()
+    rows = page.locator("#players li")
+    while rows.count() < 3:
+        page.locator("#add-player").click()
+    for i, name in enumerate(["Ana", "Beto", "Ceci"]):
+        rows.nth(i).locator("input").fill(name)
+    page.locator("#use-dice").check()
+    for i in range(3):
+        expect(rows.nth(i).locator("select")).to_have_value("")
+    page.locator("#start").click()
+    expect(page.locator("#form-error")).to_have_text("Ana's die is missing: everyone rolls, then enter what came up.")
+    expect(page.locator("#tie")).to_be_hidden()
+    expect(rows.nth(0).locator("select")).to_be_focused()
+    rows.nth(0).locator("select").select_option("5")
+    rows.nth(1).locator("select").select_option("5")
+    page.locator("#start").click()
+    expect(page.locator("#form-error")).to_have_text(re.compile("^Ceci's die is missing"))
+    rows.nth(2).locator("select").select_option("2")
+    page.locator("#start").click()
+    expect(page.locator("#tie-text")).to_have_text("Tie: Ana, Beto roll again. Enter their dice and tap Start.")
+    for select in page.locator("#tie-dice select").all():
+        expect(select).to_have_value("")
+    page.locator("#start").click()
+    expect(page.locator("#form-error")).to_have_text(re.compile("^Ana's die is missing"))
+    page.locator("#tie-dice").get_by_label("Ana's die").select_option("3")
+    page.locator("#tie-dice").get_by_label("Beto's die").select_option("6")
+    shot(page, "sunday-roll-off")
+    page.locator("#start").click()
+    page.wait_for_url(re.compile(r"/g/[A-Za-z0-9_-]+$"))
+    expect(page.locator("#play-title")).to_have_text("Beto's roll")
+    assert page.errors == []
+
+
+def test_after_a_keep_the_pad_asks_only_for_the_dice_thrown_again(phone, advice_tables):
+    page = phone()
+    page.goto("/")
+    page.locator("#record-rolls").check()
+    start_game(page, ["Ana", "Beto"])
+    expect(page.locator("#options")).to_have_text("Tap the 5 dice.")
+    _enter(page, [6, 6, 2, 3, 1])
+    page.locator("#reroll").click()
+    page.get_by_role("button", name="Die 1: 6. Keep it").click()
+    page.get_by_role("button", name="Die 2: 6. Keep it").click()
+    page.locator("#throw-again").click()
+    expect(page.locator("#options")).to_have_text("Tap the 3 dice you threw.")
+    for face in (4, 6, 1):
+        page.get_by_role("button", name=f"Add a {face}", exact=True).click()
+    page.locator("#reroll").click()  # the sixes kept before are picked again: the new six joins them
+    page.get_by_role("button", name="Die 4: 6. Keep it").click()
+    page.locator("#throw-again").click()
+    expect(page.locator("#options")).to_have_text("Tap the 2 dice you threw.")
+    assert page.errors == []
+
+
+def test_a_win_by_a_served_generala_says_so_on_the_winners_line_and_shows_no_gaps(phone, base_url):
+    """Ana wins on the spot behind on points: the ranking says how she won, and no distance "to the winner"
+    that points never decided."""
+    game = _api(base_url, "POST", "/api/v1/games", {"variant": "generala", "players": ["Ana", "Beto", "Ceci"]})
+    token, url = game["token"], f"/api/v1/games/{game['id']}/turns"
+    plan = [(0, "ones", [1, 2, 3, 4, 6]), (1, "sixes", [6, 6, 6, 6, 1]), (2, "sixes", [6, 6, 1, 2, 3]),
+            (0, "twos", [2, 1, 3, 4, 6]), (1, "fives", [5, 5, 5, 5, 1]), (2, "fives", [5, 5, 1, 2, 3])]
+    for seat, box, dice in plan:  # Ana 3 points, Beto 44, Ceci 22
+        _api(base_url, "POST", url, {"player": seat, "category": box, "dice": dice}, token)
+    page = phone()
+    page.goto(f"/g/{game['id']}#token={token}")
+    expect(page.locator("#play-title")).to_have_text("Ana's roll")
+    _enter(page, [4, 4, 4, 4, 4])
+    page.locator("#served").check()
+    page.locator("#options button", has_text="Generala").first.click()
+    page.locator("#confirm-yes").click()
+    expect(page.locator("#winner")).to_be_visible()
+    names = _api(base_url, "GET", "/api/v1/variants/generala")["instant_win_names"]["en"].lower()
+    ranking = page.locator("#ranking li")
+    expect(ranking).to_have_count(3)
+    expect(ranking.nth(0)).to_have_text(re.compile(rf"^1\. Ana \d+ · won with a {re.escape(names)}$"))
+    expect(ranking.nth(1)).to_have_text(re.compile(r"^2\. Beto \d+$"))
+    expect(ranking.nth(2)).to_have_text(re.compile(r"^3\. Ceci \d+$"))
+    shot(page, "sunday-instant-win", full_page=True)
+    assert page.errors == []

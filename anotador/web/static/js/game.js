@@ -13,7 +13,7 @@ import { scoreOffline } from "./scoring.js";
 import { edges, markScrollRegion, renderLegend, renderSheet } from "./sheet.js";
 import { Share } from "./share.js";
 import { store } from "./store.js";
-import { lang, points, t } from "./words.js";
+import { lang, plural, points, t } from "./words.js";
 
 export class GameView {
   constructor() {
@@ -497,7 +497,7 @@ export class GameView {
     }
     const queued = this.queued().length;
     $("#pending").hidden = !queued;
-    $("#pending").textContent = queued ? t("pending_n", { n: queued }) : "";
+    $("#pending").textContent = queued ? plural("pending", queued) : "";
     renderSheet(g, { now: this.fix ? -1 : due ? due.player : -1, fix: this.fix, pending: this.pendingCells(),
                      corrected: new Set(store.corrected(g.id)),
                      writer, onCell: (seat, box, cell) => this.startFix(seat, box, cell), chances: this.chances.forSheet(g, this.variant) });
@@ -542,7 +542,9 @@ export class GameView {
       ? this.variant.instant_win_names[lang()].toLowerCase() : t(`reasons.${g.reason}`);
     banner.textContent = g.reason === "draw" ? `${t("draw", { names })} (${reason})` : `${t("wins", { names })} (${reason})`;
     banner.hidden = false;
-    // Every player, best first, with the distance to the winner.
+    // Every player, best first. Won on points: each one's distance to the winner. Won by a roll (a served
+    // generala): points did not decide, so no distance, and the winner's line says how they won.
+    const byRoll = g.reason === "instant_win";
     const order = g.players.map((p, i) => ({ ...p, seat: i }))
       .sort((a, b) => (g.winners.includes(b.seat) - g.winners.includes(a.seat)) || b.total - a.total);
     const top = order[0].total;
@@ -550,9 +552,11 @@ export class GameView {
     ranking.replaceChildren(...order.map((p, k) => {
       if (k === 0 || p.total !== order[k - 1].total || g.winners.includes(p.seat) !== g.winners.includes(order[k - 1].seat)) place = k + 1;
       const gap = p.total - top;
-      return el("li", { class: g.winners.includes(p.seat) ? "winner" : null },
+      const won = g.winners.includes(p.seat);
+      return el("li", { class: won ? "winner" : null },
         t("rank", { place, name: isolate(p.name), total: p.total }),
-        gap < 0 ? ` ${t("margin", { n: `−${-gap}` })}` : "");
+        won && byRoll ? ` · ${t("won_with", { reason })}` : "",
+        !byRoll && gap < 0 ? ` ${t("margin", { n: `−${-gap}` })}` : "");
     }));
     ranking.hidden = false;
   }

@@ -166,8 +166,7 @@ export function addPlayerRow(name = "") {
   const list = $("#players");
   if (list.children.length >= 12) return null;
   const input = el("input", { type: "text", maxlength: 40, autocomplete: "off", dir: "auto", value: name });
-  const die = el("select", { class: "first-die" },
-    ...[1, 2, 3, 4, 5, 6].map((f) => el("option", { value: f, text: String(f) })));
+  const die = el("select", { class: "first-die" }, ...dieOptions());
   const remove = el("button", { type: "button", class: "secondary icon", text: "✕" });
   const li = el("li", {}, el("div", { class: "row" }, input, die, remove));
   remove.addEventListener("click", () => {
@@ -180,7 +179,7 @@ export function addPlayerRow(name = "") {
     focus(next && next.querySelector("button"), $("#add-player"));
   });
   input.addEventListener("input", () => { resetTie(); relabelPlayers(); });
-  die.addEventListener("change", resetTie);
+  die.addEventListener("change", () => { resetTie(); $("#form-error").textContent = ""; });
   list.append(li);
   relabelPlayers();
   syncDice();
@@ -222,10 +221,23 @@ function renderTie(names) {
   $("#tie-text").textContent = t("tie_again", { names: who.join(", ") });
   $("#tie-dice").replaceChildren(...who.map((name) => el("label", { class: "tie-die" },
     el("span", { text: name }),
-    el("select", { "aria-label": t("die_of", { name }) },
-      ...[1, 2, 3, 4, 5, 6].map((f) => el("option", { value: f, text: String(f) }))))));
+    el("select", { "aria-label": t("die_of", { name }), onchange: () => { $("#form-error").textContent = ""; } },
+      ...dieOptions()))));
   $("#tie").hidden = false;
   focus($("#tie-dice select"));
+}
+
+/** A die's faces, after a blank: nobody has rolled until they say what came up (a "1" shown by default
+ *  made every start a tie of ones). */
+function dieOptions() {
+  return [el("option", { value: "", text: "–", "aria-label": t("die_none") }),
+    ...[1, 2, 3, 4, 5, 6].map((f) => el("option", { value: f, text: String(f) }))];
+}
+
+/** The first die nobody set, with whose it is; null when every die is set. */
+function unsetDie(selects, names) {
+  const at = selects.findIndex((s) => s.value === "");
+  return at < 0 ? null : { select: selects[at], name: names[at] };
 }
 
 async function startGame(event, navigate) {
@@ -240,8 +252,15 @@ async function startGame(event, navigate) {
   if (Object.keys(house).length) body.rules = { base: variant.id, ...house };
   else body.variant = variant.id;
   if ($("#use-dice").checked) {
-    const first = rows.filter((li) => li.querySelector("input").value.trim())
-      .map((li) => Number(li.querySelector(".first-die").value));
+    const named = rows.filter((li) => li.querySelector("input").value.trim());
+    const missing = tie.tied ? unsetDie($$("#tie-dice select"), tie.tied.map((i) => names[i]))
+      : unsetDie(named.map((li) => li.querySelector(".first-die")), names);
+    if (missing) {
+      $("#form-error").textContent = t("need_dice", { name: missing.name });
+      focus(missing.select);
+      return;
+    }
+    const first = named.map((li) => Number(li.querySelector(".first-die").value));
     const key = JSON.stringify([names, first]);
     if (tie.key !== key) Object.assign(tie, { key, rounds: [first], tied: null });
     if (tie.tied) tie.rounds.push($$("#tie-dice select").map((x) => Number(x.value)));

@@ -9,7 +9,7 @@ import { call } from "./api.js";
 import { $, confirmDialog, el, focus, unchanged } from "./helpers.js";
 import { Hint } from "./hint.js";
 import { store } from "./store.js";
-import { lang, points, t } from "./words.js";
+import { lang, plural, points, t } from "./words.js";
 
 export class Pad {
   /** ``game``: the controller (current game, whose roll, how to record). */
@@ -231,7 +231,9 @@ export class Pad {
       this.result = null;
       this.game.showChoice([]);
       box.dataset.drawn = "";
-      box.replaceChildren(el("p", { class: "hint", text: t("enter_dice", { n }) }));
+      // after a keep, only the dice thrown again are still to tap
+      const text = this.held ? plural("enter_rest", n - this.held) : t("enter_dice", { n });
+      box.replaceChildren(el("p", { class: "hint", text }));
       this.hint.update();
       return;
     }

@@ -96,14 +96,33 @@ export function renderSheet(game, view) {
   for (const bonus of game.bonuses || []) if (!bonus.subtotal_names) rows.push(rollBonusRow(game, bonus, mark));
 
   const foot = el("tr", {}, el("th", { scope: "row", text: t("total") }),
-    ...game.players.map((p, i) => el("td", {
-      class: [mark(i), game.winners.includes(i) ? "winner" : ""].join(" ").trim() || null, text: String(p.total) })));
+    ...game.players.map((p, i) => {
+      const pend = view.pending[i];
+      const cls = [mark(i), game.winners.includes(i) ? "winner" : "", pend ? "pending" : ""].filter(Boolean).join(" ");
+      if (!pend) return el("td", { class: cls || null, text: String(p.total) });
+      // the total as the paper would have it: with the turns still waiting to be sent, marked as such
+      return el("td", { class: cls }, el("span", { text: String(withPending(game, p, pend)) }),
+        el("span", { class: "sr-only", text: ` (${t("pending")})` }));
+    }));
 
   table.replaceChildren(el("caption", { class: "sr-only", text: t("sheet_label") }),
     el("thead", {}, head), el("tbody", {}, ...rows), el("tfoot", {}, foot));
   if (focused) table.querySelector(`[data-focus-key="${CSS.escape(focused)}"]`)?.focus({ preventScroll: true });
   fitWidth(wrap, table, view.fix ? view.fix.player : view.now);
   fitNames(table);
+}
+
+/** A player's total with their turns waiting to be sent: their points, and a section's bonus they reach.
+ *  Points not known offline ("…", ten dice) count as none until the server scores them. */
+export function withPending(game, player, pending) {
+  const pts = (box) => (pending[box] === undefined || pending[box] === "…" ? 0 : Number(pending[box]));
+  let total = player.total + Object.keys(pending).reduce((sum, box) => sum + pts(box), 0);
+  for (const bonus of game.bonuses || []) {
+    if (!bonus.subtotal_names || player.bonuses[bonus.id]) continue;
+    const subtotal = player.subtotals[bonus.id] + bonus.boxes.reduce((sum, box) => sum + pts(box), 0);
+    if (subtotal >= bonus.threshold) total += bonus.points;
+  }
+  return total;
 }
 
 /** A section's subtotal ("63 of 63") and its bonus, shown once earned or once the section is full. */
