@@ -83,6 +83,14 @@ class Defaults:
     SOLVER_CLIENT_BUILDS_PER_HOUR = 20
     #: Tables kept on disk, the last used, besides the built-in variants' (house rules make any number).
     SOLVER_KEEP = 100
+    #: Play to win (advice with opponents) weighs every sheet a roll leads to against each opponent's:
+    #: the share of a core each worker may spend on it, the share one client address may, and the seconds
+    #: either may spend at once before it must wait (anotador/weighing.py; past them, 429).
+    TO_WIN_SHARE = 0.25
+    TO_WIN_CLIENT_SHARE = 0.05
+    TO_WIN_BURST = 2.0
+    #: Play-to-win requests each worker weighs at once; one more is refused at once (429), never queued.
+    TO_WIN_AT_ONCE = 1
     #: Build the built-in variants' missing tables in the background when the app starts.
     SOLVER_BUILD_AHEAD = True
 

@@ -398,7 +398,8 @@ def page_app(tmp_path_factory):
     """The app the browser tests talk to, on a migrated SQLite file."""
     folder = tmp_path_factory.mktemp("page")
     # one address plays every test: no per-address limit here
-    return migrated_app(f"sqlite:///{folder}/page.sqlite", GAMES_PER_MINUTE=0)
+    return migrated_app(f"sqlite:///{folder}/page.sqlite", GAMES_PER_MINUTE=0, TO_WIN_SHARE=4,
+                        TO_WIN_CLIENT_SHARE=4, TO_WIN_BURST=600, TO_WIN_AT_ONCE=8)
 
 
 @pytest.fixture(scope="session")

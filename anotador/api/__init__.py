@@ -9,6 +9,7 @@ from ..advice import TableBuilding, TooManyBuilds
 from ..errors import TYPE_BASE, Problem, ValidationProblem, render
 from ..printing import SheetOptionError
 from ..solver.chances import NotExact
+from ..weighing import TooMuchWeighing
 from ..rules import RulesError, UnknownVariantError
 from ..rules.game import BoxClosedError, FirstPlayerTieError, GameOverError, NotYourTurnError, RollOffError
 from . import games as games_api
@@ -76,6 +77,9 @@ def domain_problem(exc: Exception) -> Problem:
     if isinstance(exc, TooManyBuilds):
         return DomainProblem(429, "build-limit", "Too Many Requests", exc.message,
                              headers=[("Retry-After", str(exc.retry_after)), *exc.quota.headers()])
+    if isinstance(exc, TooMuchWeighing):
+        return DomainProblem(429, "play-to-win-limit", "Too Many Requests", exc.message,
+                             headers=[("Retry-After", str(exc.retry_after))])
     if isinstance(exc, TableBuilding):
         return DomainProblem(503, "table-building", "Service Unavailable", str(exc),
                              headers=[("Retry-After", str(exc.retry_after))])
@@ -107,5 +111,5 @@ def init_app(app: Flask) -> None:
     app.register_blueprint(health.bp)
     for cls in (RulesError, SheetOptionError, sheets.GameNotFound, sheets.MesaNotFound, sheets.UnknownRegular, sheets.Unauthorized, sheets.Forbidden,
                 sheets.PreconditionFailed, sheets.Conflict, sheets.TooManyGames, sheets.IdempotencyMismatch,
-                TableBuilding, TooManyBuilds, NotExact):
+                TableBuilding, TooManyBuilds, TooMuchWeighing, NotExact):
         app.register_error_handler(cls, lambda exc: render(domain_problem(exc)))

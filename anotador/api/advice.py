@@ -19,6 +19,7 @@ from ..rules.errors import NoFreeBoxError
 from ..solver.chances import NotExact
 from ..solver.sampled import refusal
 from ..solver.towin import TooMuchToWeigh, to_win, to_win_now
+from ..weighing import budget
 from ..schemas import AdviceRequestSchema, FastLoader
 from ..solver.advise import advise, judge_game
 from .common import client_key, load, resolve_rules, rules_error
@@ -48,6 +49,8 @@ def _round(x: float) -> float:
 def advice():
     """The best box and the best keep for a roll, with the expected final total of each."""
     data = load(_request)
+    if "opponents" in data:  # a play to win past its budget is refused before any other work
+        budget().check(client_key())
     rules = resolve_rules(data)
     roll = data["roll"]
     if "limit" in data and rules.boxes_per_turn == 1:
@@ -94,14 +97,16 @@ def _play_to_win(body: dict[str, Any], table, rules, sheet, others, earned: int,
     if all(len(s) == len(rules.boxes) for s, _ in others):
         method = "exact"
         try:
-            boxes, keeps = to_win(table.solver, sheet, earned, others, counts, roll)
+            with budget().weigh(client_key()):
+                boxes, keeps = to_win(table.solver, sheet, earned, others, counts, roll)
         except TooMuchToWeigh as exc:
             raise ValidationProblem({"sheet": [f"Play to win weighs every sheet this one can reach: {exc}. Ask "
                                                "again with fewer boxes open."]}) from None
     else:  # others still play: this decision for the chance, every later one for points (docs/chances.md)
         method = "approximate"
         outlook = tables().chances_outlook(rules, [sheet, *(s for s, _ in others)], client_key())
-        boxes, keeps = to_win_now(table.solver, table.values, outlook, sheet, earned, others, counts, roll)
+        with budget().weigh(client_key()):
+            boxes, keeps = to_win_now(table.solver, table.values, outlook, sheet, earned, others, counts, roll)
     for b in body["boxes"]:
         b["chance"] = _round(boxes[b["category"]])
     for k in body.get("keeps", []):

@@ -69,7 +69,8 @@ export class Hint {
     const opponents = this.opponents();
     if (opponents) body.opponents = opponents;  // everyone else is done: play to win, beside the points
     let res = await call("POST", "/api/v1/advice", { body });
-    if (res.status === 501 && body.opponents) {  // play to win not worked out here (yet): the points alone
+    // play to win not worked out here (501), or past its share of the server for now (429): the points alone
+    if ((res.status === 501 || res.status === 429) && body.opponents) {
       delete body.opponents;
       res = await call("POST", "/api/v1/advice", { body });
     }
