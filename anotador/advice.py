@@ -53,6 +53,8 @@ log = logging.getLogger(__name__)
 
 #: Clients whose builds of the last hour each worker remembers (the newest).
 CLIENTS_KEPT = 10_000
+#: Seconds between two prunings of the folder at most, while requests come (a load prunes it too).
+PRUNE_EVERY = 300
 
 
 class TooManyBuilds(Exception):
@@ -86,6 +88,7 @@ class Tables(Outlooks):
         self.builds: dict[str, Spawned] = {}
         self.ahead_process: subprocess.Popen | None = None
         self.lock = threading.Lock()
+        self.pruned = time.monotonic()  # when the folder was last pruned: at least every PRUNE_EVERY seconds
         #: client → when its builds of the last hour started (this worker's)
         self.started: LRU[str, collections.deque] = LRU(CLIENTS_KEPT)
         self.scores: dict[str, float] = {}
@@ -160,13 +163,17 @@ class Tables(Outlooks):
         if key in self.builtin:
             raise TableBuilding(self._builtin_wait(rules, key, under_way))
         with self.lock:
-            self._may_start(client, game, [b for b in under_way.values() if not b.builtin], rules)
+            self._may_start(client, game, self._charged(under_way), rules)
             self._spawn(rules, key, client, game, builtin=False)
-            if client is not None:
-                started = self.started.get(client) or collections.deque()
-                started.append(time.time())
-                self.started.put(client, started)
+            self._started(client)
         raise TableBuilding(retry_after(self._estimate(rules)))
+
+    def _started(self, client: str | None) -> None:
+        """A build started for ``client``: one more of its builds this hour."""
+        if client is not None:
+            started = self.started.get(client) or collections.deque()
+            started.append(time.time())
+            self.started.put(client, started)
 
     def build_now(self, rules: RuleSet, wait: float = 600) -> Table:
         """Build the table here and now (the command line, tests); wait for another process building it."""
@@ -262,7 +269,10 @@ class Tables(Outlooks):
         return store.build_left(self.folder, running)
 
     def _reap(self) -> None:
-        """Forget the builds that ended (a failed one is logged, and tried again when asked for)."""
+        """Forget the builds that ended (a failed one is logged, and tried again when asked for); prune the folder
+        if it was not pruned for :data:`PRUNE_EVERY` seconds (files no load would otherwise prune)."""
+        if time.monotonic() - self.pruned > PRUNE_EVERY:
+            self._prune()
         if self.ahead_process is not None and self.ahead_process.poll() is not None:
             if self.ahead_process.returncode not in (BUILT, BUSY):
                 log.error("building the built-in advisor tables ahead failed (exit %s)", self.ahead_process.returncode)
@@ -309,6 +319,7 @@ class Tables(Outlooks):
 
     def _prune(self) -> None:
         """Keep the ``keep`` tables used last on disk besides the built-in ones; remove the others and dead locks."""
+        self.pruned = time.monotonic()
         store.remove_stale(self.folder)
         try:
             names = [n for n in os.listdir(self.folder) if n.endswith(store.TABLE) and

@@ -174,6 +174,8 @@ class Outlooks:
         found = self.sampled.get(key)
         if found is not None:
             return found
+        if callable(client):
+            client = client()
         late = self.late_outlook(rules, client, game)  # the table first
         outcomes = read_or_set_aside(self.path(key), lambda path: read_outcomes(path, late.solver, late.V),
                                      "the outcomes")
@@ -197,16 +199,33 @@ class Outlooks:
             raise TableBuilding(retry_after(min(self._left(b) for b in others) + estimate))
         with self.lock:
             if key not in self.builds:
-                self._may_start(client, game, [b for b in under_way.values() if not b.builtin], rules)
-                self._spawn_outcomes(rules, key)
+                # charged like a table build: to the address, and counted among the builds under way
+                self._may_start(client, game, self._charged(under_way), rules)
+                # the folder's one place, taken before the builder starts (which inherits it): two servers, or
+                # two workers, asked at the same moment start one build, not two
+                slot = store.take(os.path.join(self.folder, store.OUTCOMES_SLOT))
+                if slot is None:
+                    raise TableBuilding(retry_after(estimate))
+                try:
+                    self._spawn_outcomes(rules, key, client, slot)
+                finally:
+                    os.close(slot)
+                self._started(client)
         raise TableBuilding(retry_after(estimate))
 
-    def _spawn_outcomes(self, rules: RuleSet, key: str) -> None:
+    def _spawn_outcomes(self, rules: RuleSet, key: str, client: str | None, slot: int) -> None:
         log.info("following every state's turn of %s into its outcomes (%s)", rules.variant.id, key)
         spawned = time.time()
-        process = self._run(["--outcomes", json.dumps(rules.spec()), self.path(key_of(rules)), repr(spawned)])
+        process = self._run(["--outcomes", json.dumps(rules.spec()), self.path(key_of(rules)), repr(spawned),
+                             client or ""], pass_fds=(slot,))
         self.builds[key] = Spawned(process, store.Build(key, spawned, store.states_of(rules), outcomes_kind(rules),
-                                                        None, True, True, spawned + 3600))
+                                                        client, True, True, spawned + 3600))
+
+    @staticmethod
+    def _charged(under_way: Mapping[str, store.Build]) -> list[store.Build]:
+        """The builds that count against an address and the folder's total: house rules' tables, and every
+        outcomes build (built-in rules' too: a client asked for it)."""
+        return [b for k, b in under_way.items() if not b.builtin or k.endswith(OUTCOMES)]
 
     def _prune_outcomes(self, names: list[str]) -> list[str]:
         """Remove the outcomes files past :data:`OUTCOMES_KEPT` (the used last kept) besides the built-in

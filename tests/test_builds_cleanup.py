@@ -1,5 +1,6 @@
-"""Builds that stop halfway leave nothing behind: a failed or stopped outcomes build removes its half-written
-files, a builder sent SIGTERM cleans up before it exits, and what a killed one left is removed at start."""
+"""Builds under attack: one outcomes build at a time for the folder, charged to the address that asked; and
+builds that stop halfway leave nothing behind (a failed or stopped build removes its half-written files, a
+builder sent SIGTERM cleans up before it exits, and what a killed one left is removed at start)."""
 
 from __future__ import annotations
 
@@ -102,3 +103,65 @@ def test_what_a_killed_builder_left_is_removed_at_start_and_what_one_writes_is_n
         from .conftest import dispose
 
         dispose(app)
+
+
+def test_two_workers_asked_at_the_same_moment_start_one_outcomes_build_charged_to_the_address(tmp_path):
+    """The folder runs one outcomes build at a time, its place taken before the builder starts; the build is
+    the asking address's: its next house-rule table waits (429), as for a table build of its own."""
+    import threading
+
+    from anotador.advice import Tables, TooManyBuilds
+    from anotador.outlooks import TableBuilding
+    from anotador.solver.build import OUTCOMES
+
+    folder = tmp_path / "solver"
+    _copy_table("yahtzee", folder)
+    rules = find_variant("yahtzee").rules()
+    workers = [Tables(str(folder), ahead=False) for _ in range(4)]
+    start, answers = threading.Barrier(len(workers)), []
+
+    def ask(worker, n):
+        start.wait()
+        try:
+            worker.sampled_outlook(rules, f"203.0.113.{n}", game=True)
+        except TableBuilding as exc:
+            answers.append(exc.retry_after)
+
+    threads = [threading.Thread(target=ask, args=(w, n)) for n, w in enumerate(workers)]
+    try:
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(60)
+        assert len(answers) == len(workers) and all(wait >= 1 for wait in answers)
+        spawned = [(n, s) for n, w in enumerate(workers) for k, s in w.builds.items() if k.endswith(OUTCOMES)]
+        assert len(spawned) == 1
+        n, build = spawned[0]
+        assert build.build.client == f"203.0.113.{n}"
+        house = find_variant("yahtzee").rules(yahtzee_bonus=150)
+        with pytest.raises(TooManyBuilds):
+            workers[n].get(house, f"203.0.113.{n}")
+        assert all(k.endswith(OUTCOMES) for w in workers for k in w.builds)  # no table build started
+    finally:
+        for w in workers:
+            for s in w.builds.values():
+                s.process.kill()
+                s.process.wait(30)
+
+
+def test_the_folder_is_pruned_on_a_schedule_not_only_when_a_table_is_loaded(tmp_path, monkeypatch):
+    from anotador import advice
+    from anotador.advice import Tables
+
+    folder = tmp_path / "solver"
+    folder.mkdir()
+    left = folder / f"abc.outcomes{store.TABLE}.99.tmp.records"
+    left.write_bytes(b"\0" * 64)
+    past = time.time() - 3600
+    os.utime(left, (past, past))
+    tables = Tables(str(folder), ahead=False)
+    tables._reap()  # pruned moments ago (at start): not again yet
+    assert left.exists()
+    monkeypatch.setattr(advice, "PRUNE_EVERY", 0)
+    tables._reap()  # what every request for a table runs first
+    assert not left.exists()

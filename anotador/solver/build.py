@@ -66,7 +66,7 @@ def outcomes_path(path: str) -> str:
     return path[:-len(store.TABLE)] + OUTCOMES + store.TABLE
 
 
-def build_outcomes(spec: dict, path: str, spawned: float | None = None) -> int:
+def build_outcomes(spec: dict, path: str, spawned: float | None = None, client: str | None = None) -> int:
     """Follow every state's turn of the rule set ``spec``, whose table is built at ``path``, into its outcomes
     file (:func:`outcomes_path`): :data:`BUILT` or :data:`BUSY`. Runs to its end once started: a game asked."""
     from ..rules import build_rules
@@ -81,7 +81,7 @@ def build_outcomes(spec: dict, path: str, spawned: float | None = None) -> int:
     def make(report) -> None:
         write_outcomes(out, Solver(rules), store.read_table(path, rules), progress=report)
 
-    return _locked(out, rules, outcomes_kind(rules), make, None, True, True, spawned)
+    return _locked(out, rules, outcomes_kind(rules), make, client, True, True, spawned)
 
 
 def _locked(path: str, rules, kind: str, make, client: str | None, game: bool, builtin: bool,
@@ -206,8 +206,9 @@ def main(argv: list[str]) -> int:
         pass
     if len(argv) in (2, 3) and argv[0] == "--ahead":
         return ahead(argv[1], int(argv[2]) if len(argv) == 3 else None)
-    if len(argv) == 4 and argv[0] == "--outcomes":  # RULES PATH SPAWNED
-        return build_outcomes(json.loads(argv[1]), argv[2], spawned=float(argv[3]))
+    if len(argv) in (4, 5) and argv[0] == "--outcomes":  # RULES PATH SPAWNED [CLIENT]
+        return build_outcomes(json.loads(argv[1]), argv[2], spawned=float(argv[3]),
+                              client=argv[4] if len(argv) == 5 and argv[4] else None)
     if len(argv) == 3:  # RULES PATH SPAWNED: a built-in table
         return build(json.loads(argv[0]), argv[1], spawned=float(argv[2]))
     if len(argv) == 5:  # RULES PATH CLIENT GAME SPAWNED

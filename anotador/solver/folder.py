@@ -73,6 +73,9 @@ COUNTED = "reachable"
 #: Bytes of a progress record: written in place, whole, by one pwrite.
 PROGRESS_BYTES = 64
 AHEAD = "ahead.lock"
+#: Held by the one outcomes build the folder runs at a time: taken by the server before it starts the
+#: builder, which inherits it and holds it until it exits.
+OUTCOMES_SLOT = "outcomes.lock"
 RATES = "rate.json"
 
 
@@ -344,7 +347,7 @@ def remove_stale(folder: str) -> int:
         return 0
     for name in names:
         path = os.path.join(folder, name)
-        if name.endswith(LOCK) or name == AHEAD:
+        if name.endswith(LOCK) or name in (AHEAD, OUTCOMES_SLOT):
             fd = take(path)
             if fd is not None:
                 release(fd, path)
