@@ -31,6 +31,7 @@ import json
 import os
 import re
 import selectors
+import socket
 import time
 from functools import partial
 
@@ -42,7 +43,7 @@ REQUEST_TIMEOUT = float(os.environ.get("ANOTADOR_REQUEST_TIMEOUT", "10"))
 #: with 400) is allowed to see it; gunicorn's own limits are smaller.
 MAX_HEADER_BYTES = 64 * 1024
 #: Connections one client address may have still sending their request, per
-#: worker (0: no cap). Past it a new one is closed at once: a client that
+#: worker (0: no cap). Past it a new one is answered 503 and closed at once: a client that
 #: opens thousands of trickling sockets holds a few dozen, not the worker's
 #: every connection. Off behind a proxy (ANOTADOR_PROXY_HOPS), whose one
 #: address is everybody's and which reads requests whole itself.
@@ -131,6 +132,35 @@ def problem_page(page: bytes) -> bytes:
             "\r\n").encode("latin-1") + body
 
 
+#: What a connection past its address's share of requests still arriving is told before it is closed.
+_BUSY_BODY = json.dumps({"type": "about:blank", "title": "Service Unavailable", "status": 503,
+                         "detail": "This address has as many requests still arriving as one address may; "
+                                   "send this one again once they have arrived."}).encode()
+BUSY = (b"HTTP/1.1 503 Service Unavailable\r\nConnection: close\r\nContent-Type: application/problem+json\r\n"
+        b"Retry-After: 1\r\nContent-Length: %d\r\nX-Content-Type-Options: nosniff\r\nCache-Control: no-store\r\n"
+        b"\r\n" % len(_BUSY_BODY)) + _BUSY_BODY
+
+
+def refuse(client) -> None:
+    """Answer a new connection :data:`BUSY` and close it, without waiting for anything: what it has sent already
+    is read first (closed with unread bytes, the kernel would reset it and the answer be lost), its answer is
+    sent only if it fits the empty send buffer at once (it does: 400 bytes)."""
+    try:
+        client.setblocking(False)
+        for _ in range(4):
+            if not client.recv(65536):
+                break
+    except OSError:
+        pass  # nothing more to read now
+    try:
+        client.send(BUSY)
+        client.shutdown(socket.SHUT_WR)
+    except OSError:
+        pass
+    finally:
+        client.close()
+
+
 class _ProblemSocket:
     """The client's socket, with gunicorn's error page rewritten by :func:`problem_page` on its way out."""
 
@@ -200,7 +230,7 @@ class BufferingWorker(gthread.ThreadWorker):
     def _take(self, client, address, listener) -> None:
         """A new connection: buffered until its request has arrived whole."""
         if PER_ADDRESS and self.per_address.get(peer_of(address), 0) >= PER_ADDRESS:
-            client.close()  # this address has its share of requests still arriving
+            refuse(client)  # this address has its share of requests still arriving
             return
         self.nr_conns += 1
         conn = gthread.TConn(self.cfg, client, address, listener.getsockname())

@@ -453,3 +453,37 @@ def test_lan_binds_what_it_says(monkeypatch, tmp_path, capsys, network, bind, sa
     assert ran["bind"] == bind and said in result.output + capsys.readouterr().err
     assert ran["lan_url"] == (None if network is None else f"http://{network}:8123/")
     assert ran["argv"][-1] == "anotador:create_app()" and "python:anotador.gunicorn_conf" in ran["argv"]
+
+
+def test_a_connection_past_its_addresss_share_is_answered_503_not_dropped(tmp_path):
+    """An address with its share of requests still arriving: its next connection gets a 503 problem with
+    Retry-After before it is closed (never a silent close); the others' requests are served as ever."""
+    with serve(tmp_path, env={"ANOTADOR_BUFFERING_PER_ADDRESS": "2"}) as (_, port):
+        trickling = []
+        try:
+            for _ in range(20):  # each worker has its share and more (the kernel spreads them)
+                s = socket.create_connection(("127.0.0.1", port), timeout=10, source_address=("127.0.0.3", 0))
+                s.sendall(b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n")  # and nothing more
+                trickling.append(s)
+            answers = []
+            for _ in range(6):
+                with socket.create_connection(("127.0.0.1", port), timeout=10,
+                                              source_address=("127.0.0.3", 0)) as s:
+                    s.sendall(b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
+                    out = b""
+                    try:
+                        while chunk := s.recv(65536):
+                            out += chunk
+                    except ConnectionResetError:
+                        pass
+                    answers.append(out)
+            refused = [a for a in answers if a.startswith(b"HTTP/1.1 503")]
+            assert all(a.startswith((b"HTTP/1.1 503", b"HTTP/1.1 200")) for a in answers), answers
+            assert refused, answers
+            head, _, body = refused[0].partition(b"\r\n\r\n")
+            assert b"Content-Type: application/problem+json" in head and b"Retry-After: 1" in head
+            assert json.loads(body)["status"] == 503
+            assert request(port, "GET", "/healthz", timeout=10)[0] == 200  # another address: served
+        finally:
+            for s in trickling:
+                s.close()
