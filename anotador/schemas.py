@@ -339,6 +339,12 @@ class HistoryQuerySchema(Schema):
     cursor = fields.String(validate=validate.Length(min=1, max=200))
 
 
+class ExportQuerySchema(Schema):
+    """Query of ``GET /api/v1/tables/{id}/games.csv``: ``?lang=es`` for a spreadsheet in that language."""
+
+    lang = fields.String(validate=validate.OneOf(["es", "en", "pt", "de", "sv"]))
+
+
 class TableGameSchema(Schema):
     """``POST /api/v1/tables/{id}/games``: a game to add, with its own write token."""
 

@@ -213,3 +213,51 @@ def test_readers_asking_for_a_new_version_at_once_wait_for_one_render(api, db_ap
     assert len(answers) == 8 and {status for status, _ in answers} == {200}
     assert len({body for _, body in answers}) == 1
     assert len(made) == 1
+
+
+# -- the family's spreadsheet ---------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("lang, sep, head, yes", [
+    ("es", ";", "Fecha", "sí"), ("pt", ";", "Data", "sim"), ("de", ";", "Datum", "ja"), ("sv", ";", "Datum", "ja"),
+    ("en", ",", "Date", "yes"),
+])
+def test_the_export_in_a_language_reads_in_that_languages_spreadsheet(api, lang, sep, head, yes):
+    """Headers, the variant and house rules by name, the locale's separator, UTF-8 with BOM, named after the
+    table: read back by Python's csv with that separator, every cell where it belongs."""
+    import csv
+    import io
+    import random
+    from urllib.parse import unquote
+
+    from anotador.api.exports import HEADERS, YES_NO
+    from anotador.rules import find_variant
+
+    from .mesakit import play_out
+
+    mesa = Mesa(api, name="Los del domingo, ñandú")
+    plain = mesa.game(["Abuela Pilar", "María José", "=1+1"])
+    play_out(plain, random.Random(3))
+    house = mesa.game(["Abuela Pilar", "Tío Beto"], variant={"base": "generala", "served_bonus": 10})
+    r = api.get(mesa.url("/games.csv"), query_string={"lang": lang})
+    assert r.status_code == 200 and r.headers["Content-Type"] == "text/csv; charset=utf-8"
+    disposition = r.headers["Content-Disposition"]
+    assert "filename*=UTF-8''" in disposition
+    assert unquote(disposition.split("filename*=UTF-8''")[1]) == "Los del domingo, ñandú.csv"
+    assert 'filename="Los del domingo, nandu.csv"' in disposition  # the plain-ASCII fallback
+    text = r.data.decode("utf-8")
+    assert text.startswith("\ufeff" + head + sep)
+    rows = list(csv.reader(io.StringIO(text.lstrip("\ufeff")), delimiter=sep))
+    assert rows[0] == list(HEADERS[lang]) and all(len(row) == 11 for row in rows)
+    body = [dict(zip(HEADERS[lang], row)) for row in rows[1:]]
+    assert len(body) == 5
+    rules_col, won_col, name_col, seat_col = HEADERS[lang][3], HEADERS[lang][10], HEADERS[lang][8], HEADERS[lang][6]
+    newest = [row for row in body if row[HEADERS[lang][1]] == house.id]
+    assert [row[seat_col] for row in newest] == ["1", "2"] and {row[won_col] for row in newest} == {""}
+    assert all("10" in row[rules_col] and row[rules_col] != house.body["rules"] for row in newest)
+    finished = [row for row in body if row[HEADERS[lang][1]] == plain.id]
+    assert [row[name_col] for row in finished] == ["Abuela Pilar", "María José", "'=1+1"]
+    assert {row[won_col] for row in finished} <= {yes, YES_NO[lang][1]} and yes in {row[won_col] for row in finished}
+    assert {row[HEADERS[lang][2]] for row in body} == {find_variant("generala").names[lang]}
+    # another language of the same version is its own file; the API's own stays as it was
+    assert api.get(mesa.url("/games.csv")).data.decode("utf-8").startswith("\ufeffplayed_on,game,")
+    assert api.get(mesa.url("/games.csv"), query_string={"lang": "xx"}).status_code == 422

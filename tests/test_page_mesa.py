@@ -156,7 +156,8 @@ def test_the_standings_follow_the_filters_and_the_history_pages(phone, page_app)
     expect(page.locator("#standings-summary")).to_have_text(f"{body['games']} games finished")
     assert 0 < body["games"] < 12
     csv = page.evaluate("href => fetch(href).then(r => r.text())", page.locator("#mesa-csv").get_attribute("href"))
-    assert csv.lstrip("\ufeff").startswith("played_on,game") and csv.count("\n") == 1 + 24 * 3
+    # the family's spreadsheet, in the page's language (English here: "," between cells)
+    assert csv.lstrip("\ufeff").startswith("Date,Game,Variant,Rules") and csv.count("\n") == 1 + 24 * 3
     assert page.errors == []
 
 

@@ -18,9 +18,10 @@ from flask import Blueprint, Response, current_app, request, url_for
 
 from .. import sheets
 from ..lru import LRU
-from ..schemas import (HistoryQuerySchema, MergeSchema, RenameSchema, StandingsQuerySchema, TableCreateSchema,
-                       TableGameSchema)
+from ..schemas import (ExportQuerySchema, HistoryQuerySchema, MergeSchema, RenameSchema, StandingsQuerySchema,
+                       TableCreateSchema, TableGameSchema)
 from .common import client_key, load, public_url, tags_sent
+from .exports import attachment, cell, spreadsheet
 from .games import NO_CACHE, bearer, etag, game_response, not_modified
 from .pdfs import query
 
@@ -29,6 +30,7 @@ bp = Blueprint("tables", __name__, url_prefix="/tables")
 _create = TableCreateSchema()
 _standings = StandingsQuerySchema()
 _history = HistoryQuerySchema()
+_export = ExportQuerySchema()
 _add = TableGameSchema()
 _rename = RenameSchema()
 _merge = MergeSchema()
@@ -134,16 +136,20 @@ CSV_COLUMNS = ("played_on", "game", "variant", "rules", "status", "reason", "sea
 @bp.get("/<mesa_id>/games.csv")
 def export_games(mesa_id: str):
     """The whole history as CSV (UTF-8 with a byte-order mark, so spreadsheets read every script), one row
-    per seat of each game, newest first."""
+    per seat of each game, newest first: with ``lang``, as a spreadsheet of that language reads it (see
+    :mod:`.exports`), named after the table; without, columns and values as the API names them."""
+    lang = query(_export).get("lang")
     version = sheets.mesa_head(mesa_id)
     unchanged = not_modified(version)
     if unchanged is not None:
         return unchanged
     mesa = sheets.get_mesa(mesa_id)
-    body = _exports.get_or_make((mesa.id, mesa.version), lambda: _exports_text(mesa))
+    make = (lambda: _exports_text(mesa)) if lang is None else (lambda: spreadsheet(mesa, lang))
+    body = _exports.get_or_make((mesa.id, mesa.version, lang), make)
     response = Response(body, mimetype="text/csv")
     response.headers["Content-Type"] = "text/csv; charset=utf-8"
-    response.headers["Content-Disposition"] = f'attachment; filename="anotador-{mesa.id}.csv"'
+    response.headers["Content-Disposition"] = (f'attachment; filename="anotador-{mesa.id}.csv"' if lang is None
+                                               else attachment(mesa.name))
     response.headers["ETag"] = etag(mesa.version)
     response.headers["Cache-Control"] = NO_CACHE
     return response
@@ -165,16 +171,11 @@ def _exports_text(mesa) -> str:
             for seat in game["players"]:
                 won = "" if seat["won"] is None else ("1" if seat["won"] else "0")
                 writer.writerow([game["played_on"], game["id"], game["variant"], game["rules"], game["status"],
-                                 game["reason"] or "", seat["seat"], _cell(regulars.get(seat["player"], "")),
-                                 _cell(seat["name"]), "" if seat["total"] is None else seat["total"], won])
+                                 game["reason"] or "", seat["seat"], cell(regulars.get(seat["player"], "")),
+                                 cell(seat["name"]), "" if seat["total"] is None else seat["total"], won])
             yield out.getvalue()
 
     return "".join(rows())
-
-
-def _cell(text: str) -> str:
-    """A name as a spreadsheet cell: one starting like a formula is quoted, never run (CSV injection)."""
-    return "'" + text if text[:1] in ("=", "+", "-", "@") else text  # "" stays ""
 
 
 @bp.post("/<mesa_id>/games")

@@ -40,7 +40,7 @@ from .errors import (BadQuery, Conflict, Forbidden, GameNotFound, IdempotencyMis
 from .join import join_mesa
 from .mesas import create_mesa, get_mesa, mesa_head, players_of, usual_players
 from .regulars import merge, rename
-from .standings import all_games, history, read_cursor, standings
+from .standings import all_games, history, read_cursor, rule_sets, standings
 from .keys import IDEMPOTENCY_TTL, Idempotency
 from .purge import purge
 from .reads import corrections_of, entry_json, get, head_of, recorded_turns, roll_offs_of, turns_of
@@ -54,7 +54,7 @@ from .undo import undo_last
 __all__ = [
     "BadQuery", "InOtherMesa", "MesaForbidden", "MesaNotFound", "MesaUnauthorized", "NameTaken", "SameRegular",
     "UnknownRegular", "all_games", "create_mesa", "get_mesa", "history", "join_mesa", "merge", "mesa_head",
-    "players_of", "read_cursor", "rename", "standings", "usual_players",
+    "players_of", "read_cursor", "rename", "rule_sets", "standings", "usual_players",
     "IDEMPOTENCY_TTL", "UNLOCKED_TRIES", "Conflict", "Forbidden", "GameNotFound", "Idempotency",
     "IdempotencyMismatch", "Moved", "PreconditionFailed", "Replay", "TooManyCorrections", "TooManyGames", "TooManyNames",
     "Unauthorized", "check_token", "correct_turn", "corrections_of", "create", "creation_key", "entry_json", "get", "hash_token",

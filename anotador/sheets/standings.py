@@ -363,6 +363,16 @@ def _seats(mesa: MesaRow, ids: list[str]) -> dict[str, list[dict[str, Any]]]:
     return out
 
 
+def rule_sets(mesa: MesaRow) -> list[RuleSet]:
+    """The rule sets the table's games were played by, each once (the export names them)."""
+    found: dict[str, RuleSet] = {}
+    for spec in db.session.scalars(select(GameRow.rules).where(GameRow.mesa_id == mesa.id)):
+        key = json.dumps(spec, sort_keys=True)
+        if key not in found:
+            found[key] = build_rules(spec)
+    return list(found.values())
+
+
 def all_games(mesa: MesaRow, batch: int = 500) -> Iterator[dict[str, Any]]:
     """Every game of the table, newest first, read a page at a time (the CSV export)."""
     after = None
@@ -374,4 +384,4 @@ def all_games(mesa: MesaRow, batch: int = 500) -> Iterator[dict[str, Any]]:
         after = read_cursor(nxt)
 
 
-__all__ = ["all_games", "cursor_of", "follow", "retally", "history", "played_on", "read_cursor", "results_of", "standings"]
+__all__ = ["all_games", "rule_sets", "cursor_of", "follow", "retally", "history", "played_on", "read_cursor", "results_of", "standings"]

@@ -110,7 +110,8 @@ export class MesaView {
     names.set("mesa", this.id);
     $("#mesa-new-game").href = `${ROOT}/?${names.toString()}`;
     $("#mesa-new-game").hidden = !this.token;
-    $("#mesa-csv").href = url(`/api/v1/tables/${encodeURIComponent(this.id)}/games.csv`);
+    // the family's spreadsheet: its language's words and separator, named after the table
+    $("#mesa-csv").href = url(`/api/v1/tables/${encodeURIComponent(this.id)}/games.csv?lang=${lang()}`);
     const games = b.games === 1 ? t("m_games_one") : t("m_games_n", { n: b.games });
     const playing = b.playing === 1 ? t("m_playing_one") : t("m_playing_n", { n: b.playing });
     $("#standings-summary").textContent = b.playing ? t("m_summary", { games, playing }) : games;
