@@ -40,7 +40,7 @@ export function renderSheet(game, view) {
   const l = lang();
   const focused = document.activeElement && table.contains(document.activeElement)
     ? document.activeElement.dataset.focusKey : null;
-  table.className = `sheet players-${n}${n > 6 ? " many" : ""}${n <= 3 ? " roomy" : ""}`;
+  table.className = `sheet players-${n}${n > 6 ? " many" : ""}${roomy(wrap, n) ? " roomy" : ""}`;
   // Many players: every column the same width, wider than the phone; the wrap scrolls.
   table.style.width = n > 6 ? `calc(4.1rem + ${n} * 3.5rem)` : "";
   const mark = (i) => [i === view.now ? "now" : "", view.fix && view.fix.player === i ? "fix" : ""]
@@ -123,6 +123,16 @@ export function withPending(game, player, pending) {
     if (subtotal >= bonus.threshold) total += bonus.points;
   }
   return total;
+}
+
+/** Whether the box names fit whole beside ``n`` players: by the width the sheet has, in the page's own text
+ *  size (200 % text halves it), never by the number of players alone; else the short labels give the players
+ *  the room. */
+function roomy(wrap, n) {
+  if (n > 6) return false;
+  const rem = parseFloat(getComputedStyle(document.documentElement).fontSize) || 16;
+  const room = (wrap.clientWidth || wrap.parentElement.clientWidth) / rem;
+  return room - 9.5 >= n * 3.8;  // the full names' column, and a column a player whose name and total fit
 }
 
 /** A section's subtotal ("63 of 63") and its bonus, shown once earned or once the section is full. */
