@@ -16,8 +16,23 @@ NAMES = ["Ñandú", "Beto", "Ana Laura", "Guillermina Fernández de la Cruz", "C
          "Hugo", "Iris", "Juanjo Pérez-Villalobos del Río"]
 
 
+def open_rules(page):
+    """Unfold the start screen's rules (folded: the players and Start come first)."""
+    expect(page.locator("#rules-pick > summary")).to_be_visible()
+    if page.locator("#rules-pick").get_attribute("open") is None:
+        page.locator("#rules-pick > summary").click()
+
+
+def open_house(page):
+    """Unfold the house rules, inside the rules."""
+    open_rules(page)
+    if page.locator("#house").get_attribute("open") is None:
+        page.locator("#house summary").click()
+
+
 def start_game(page, players, variant="generala", first_rolls=None, path="/"):
     page.goto(path)
+    open_rules(page)
     page.get_by_role("radio", name=re.compile(VARIANT_NAME[variant])).check()
     rows = page.locator("#players li")
     while rows.count() < len(players):

@@ -15,7 +15,8 @@ needs("playwright.sync_api", "pip install playwright")
 from playwright.sync_api import expect  # noqa: E402
 
 from .conftest import shot
-from .pagekit import api_turns, cell, choose, confirm, in_viewport, option, roll, scratch, start_game, total
+from .pagekit import (api_turns, cell, choose, confirm, in_viewport, open_house, option, roll, scratch, start_game,
+                      total)
 
 
 def test_a_whole_two_player_generala_game(phone):
@@ -77,7 +78,9 @@ def test_a_whole_two_player_generala_game(phone):
     page.get_by_role("link", name="New game, same players").click()
     expect(page.locator("#players li input").nth(0)).to_have_value("Beto")
     expect(page.locator("#players li input").nth(1)).to_have_value("Ana")
-    expect(page.get_by_role("radio", name=re.compile("^Generala Ten"))).to_be_checked()
+    # the same rules, chosen and folded: the players and Start come first
+    expect(page.locator("#rules-chosen")).to_have_text("Generala")
+    expect(page.locator('input[name=variant][value="generala"]')).to_be_checked()
     assert page.errors == []
 
 
@@ -286,7 +289,7 @@ def test_the_start_screen_in_spanish_with_house_rules_and_first_player(phone):
     page = phone("es-AR")
     page.goto("/")
     expect(page.get_by_role("heading", name="Partida nueva")).to_be_visible()
-    page.locator("#house summary").click()
+    open_house(page)
     page.get_by_label("Servida +", exact=True).select_option(label="10")
     shot(page, "08-start-es")
     rows = page.locator("#players li")

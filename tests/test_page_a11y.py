@@ -17,14 +17,14 @@ needs("playwright.sync_api", "pip install playwright")
 from playwright.sync_api import expect  # noqa: E402
 
 from .conftest import shot
-from .pagekit import NAMES, audit, cell, choose, option, roll, start_game
+from .pagekit import NAMES, audit, cell, choose, open_house, option, roll, start_game
 
 def test_axe_reports_no_violations_on_any_screen(phone, axe_source):
     found = []
     page = phone(bypass_csp=True)
     page.goto("/")
     found += audit(page, axe_source, "start")
-    page.locator("#house summary").click()
+    open_house(page)
     page.locator("#use-dice").check()
     found += audit(page, axe_source, "start, house rules open")
     game = start_game(page, ["Ana", "Beto", "Ceci"])
@@ -137,7 +137,7 @@ def test_names_say_what_each_control_does(phone):
 def test_touch_targets_and_focus_ring(phone):
     page = phone()
     page.goto("/")
-    page.locator("#house summary").click()
+    open_house(page)
     start_game(page, ["Ana", "Beto", "Ceci", "Dani"])
     roll(page, [6, 6, 6, 1, 1])
     expect(option(page, "Full house", 30)).to_be_visible()
@@ -214,7 +214,7 @@ def test_dark_rooms_every_screen_dark_and_readable(phone, axe_source):
     page = phone(color_scheme="dark", bypass_csp=True)
     page.goto("/")
     assert luminance(page.evaluate("getComputedStyle(document.body).backgroundColor")) < 0.02
-    page.locator("#house summary").click()
+    open_house(page)
     found += audit(page, axe_source, "start, dark")
     start_game(page, ["Ana", "Beto", "Ceci"])
     roll(page, [6, 6, 6, 1, 1])
@@ -334,7 +334,7 @@ def test_reflow_and_big_text_clip_and_overlap_nothing(phone, width, height, text
         problems.extend((state, kind, got[kind]) for kind in ("cut", "overlaps", "wide") if got[kind])
 
     page.goto("/")
-    page.locator("#house summary").click()
+    open_house(page)
     check("start")
     start_game(page, ["Guillermina", "Beto", "Ceci", "Dani"], variant="generala-doble")
     check("game")

@@ -10,7 +10,7 @@ needs("playwright.sync_api", "pip install playwright")
 from playwright.sync_api import expect  # noqa: E402
 
 from .conftest import shot
-from .pagekit import cell, choose, roll, start_game, total
+from .pagekit import cell, choose, open_house, open_rules, roll, start_game, total
 
 #: A whole Yatzy game for two: (dice, box name, box id, points) for Ana, then Beto, round by round.
 #: Ana's upper boxes make exactly 63 (the 50 bonus); Beto's make 48.
@@ -117,8 +117,8 @@ def test_kniffel_in_german_announces_the_bonus_and_plays_the_joker(phone):
 def test_house_rules_of_the_yahtzee_family_reach_the_game(phone):
     page = phone()
     page.goto("/")
+    open_house(page)
     page.get_by_role("radio", name=re.compile("^Yahtzee")).check()
-    page.locator("#house summary").click()
     # only the options Yahtzee accepts: no served bonus, no straight rule
     expect(page.locator("#opt-served_bonus")).to_have_count(0)
     expect(page.locator("#opt-straight")).to_have_count(0)
@@ -152,6 +152,7 @@ def test_every_language_has_every_word_and_every_variant_a_name(phone):
                                 ("pt", "Partida nova", "Yacht")]:
         page.locator("#lang").select_option(code)
         expect(page.locator("#home h1")).to_have_text(word)
+        open_rules(page)
         expect(page.get_by_role("radio", name=re.compile(f"^{variant}"))).to_be_visible()
     expect(page.locator(".family-name").nth(1)).to_have_text("A família do Yahtzee")
     assert page.errors == []

@@ -15,7 +15,7 @@ needs("playwright.sync_api", "pip install playwright")
 from playwright.sync_api import expect  # noqa: E402
 
 from .conftest import shot
-from .pagekit import choose, start_game
+from .pagekit import choose, open_rules, start_game
 
 #: Every built-in variant in which a served roll scores more.
 SERVED_BONUS = ["generala", "generala-doble", "general-pr", "generala-wiki"]
@@ -165,6 +165,7 @@ def test_the_roll_for_who_starts_waits_for_every_die(phone):
     (and names whose), never claims a tie of ones; the tie's own dice likewise."""
     page = phone()
     page.goto("/")
+    open_rules(page)
     page.get_by_role("radio", name=re.compile("^Generala Ten")).check()
     rows = page.locator("#players li")
     while rows.count() < 3:
@@ -243,4 +244,30 @@ def test_a_win_by_a_served_generala_says_so_on_the_winners_line_and_shows_no_gap
     expect(ranking.nth(1)).to_have_text(re.compile(r"^2\. Beto \d+$"))
     expect(ranking.nth(2)).to_have_text(re.compile(r"^3\. Ceci \d+$"))
     shot(page, "sunday-instant-win", full_page=True)
+    assert page.errors == []
+
+
+@pytest.mark.parametrize(("width", "height"), [(360, 640), (390, 844), (768, 1024)], ids=["small", "phone", "tablet"])
+def test_the_start_form_comes_first_and_the_rules_are_one_tap_away_and_remembered(phone, width, height):
+    """Opening the page: the players and Start on the first screen, no scrolling (the rules folded, Generala
+    chosen); the rules last played by on this phone are chosen next time."""
+    from .pagekit import in_viewport, open_rules
+
+    page = phone(width=width, height=height)
+    page.goto("/")
+    expect(page.locator("#rules-chosen")).to_have_text("Generala")
+    for selector in ("#players li:nth-child(1) input", "#players li:nth-child(2) input", "#start"):
+        assert in_viewport(page, selector), selector
+    shot(page, f"sunday-start-{width}x{height}")
+    open_rules(page)  # one tap
+    page.get_by_role("radio", name=re.compile("^Yahtzee")).check()
+    expect(page.locator("#rules-chosen")).to_have_text("Yahtzee")
+    rows = page.locator("#players li")
+    rows.nth(0).locator("input").fill("Abuela Pilar")
+    rows.nth(1).locator("input").fill("María José")
+    page.locator("#start").click()
+    page.wait_for_url(re.compile(r"/g/[A-Za-z0-9_-]+$"))
+    page.goto("/")
+    expect(page.locator("#rules-chosen")).to_have_text("Yahtzee")  # remembered on this phone, still folded
+    assert page.locator("#rules-pick").get_attribute("open") is None
     assert page.errors == []

@@ -8,6 +8,7 @@ import { lang, t } from "./words.js";
 
 let known = [];
 let seedRules = null;
+let remembered = false;  // the rules chosen are the ones this phone last played by
 let rematch = false;  // another game of the same table: its rules are known, Start is what comes next
 let atMesa = null;  // the table of regulars a new game starts at ({ id, name, token }), from ?mesa=
 // A tie for who starts: only the tied players roll again, round after round.
@@ -22,12 +23,16 @@ export async function showHome(navigate) {
   seedRules = null;
   rematch = params.has("rematch");
   if (params.get("rules")) { try { seedRules = JSON.parse(params.get("rules")); } catch { seedRules = null; } }
+  // no rules in the link: the rules this phone last played by, chosen already (and left folded)
+  remembered = !seedRules && store.lastRules() !== null;
+  if (remembered) seedRules = store.lastRules();
   if (seedRules) {
     const radio = $(`input[name=variant][value="${CSS.escape(seedRules.base || "")}"]`);
     if (radio) radio.checked = true;
   }
   renderVariantWords();
   $("#variants").onchange = () => { seedRules = null; renderHouse(); };
+  $("#house-controls").onchange = renderChosen;
   renderPlayers(params.getAll("players").length ? params.getAll("players") : ["", ""]);
   const mesaId = params.get("mesa");
   const saved = store.mesas().find((m) => m.id === mesaId);
@@ -131,7 +136,20 @@ export function renderHouse() {
   $("#house-controls").replaceChildren(...controls);
   const sg = $("#opt-served_generala");
   if (sg) sg.addEventListener("change", () => { spPoints.hidden = JSON.parse(sg.value) !== "points"; });
-  if (seedRules && seedRules.base === variant.id && !rematch) $("#house").open = true;
+  if (seedRules && seedRules.base === variant.id && !rematch && !remembered) {
+    $("#rules-pick").open = true;
+    $("#house").open = true;
+  }
+  renderChosen();
+}
+
+/** The rules' line of the folded choice: "Reglas: Generala", "· reglas de la casa" when any differ. */
+function renderChosen() {
+  const variant = selectedVariant();
+  const label = $(`#variants .choice[data-id="${CSS.escape(selectedId())}"]`);
+  const name = label ? JSON.parse(label.dataset.names)[lang()] : selectedId();
+  const house = variant && Object.keys(houseRules(variant)).length;
+  $("#rules-chosen").textContent = house ? `${name} · ${t("house_rules")}` : name;
 }
 
 function houseRules(variant) {
@@ -287,6 +305,7 @@ async function startGame(event, navigate) {
   }
   resetTie();
   const g = res.data;
+  store.keepRules(body.rules || { base: body.variant });  // the next game on this phone starts with them
   store.remember({ id: g.id, token: g.token, names: g.players.map((p) => p.name), variant: g.variant,
                    at: new Date().toISOString(), mesa: g.table || undefined });
   navigate(`${ROOT}/g/${g.id}`);

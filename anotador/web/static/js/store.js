@@ -18,6 +18,9 @@ function write(key, value) {
 }
 
 export const store = {
+  /** The rules this phone last started a game by ({ base, ...house rules }), or null. */
+  lastRules() { return read("anotador.rules", null); },
+  keepRules(rules) { write("anotador.rules", rules); },
   games() { return read(GAMES, []); },
   remember(entry) {
     const list = store.games();
