@@ -250,14 +250,18 @@ def _short(exc: Exception) -> str:
 DATABASE_ERRORS = (sa_exc.OperationalError, sa_exc.InterfaceError, sa_exc.TimeoutError, DatabaseBusy, DatabaseDown)
 
 
-def database_unavailable(exc: Exception) -> Response:
-    """A 503 problem with Retry-After, for any of :data:`DATABASE_ERRORS`."""
-    current_app.logger.warning("Database unavailable on %s %s: %s", request.method, request.path,
-                               _short(exc).splitlines()[0])
+def _logged_and_rolled_back(what: str, exc: Exception) -> None:
+    """Say what the database did (one line, no traceback), and end the request's transaction."""
+    current_app.logger.warning("%s on %s %s: %s", what, request.method, request.path, _short(exc).splitlines()[0])
     try:
         db.session.rollback()
     except Exception:  # the connection may be gone; the pool replaces it
         pass
+
+
+def database_unavailable(exc: Exception) -> Response:
+    """A 503 problem with Retry-After, for any of :data:`DATABASE_ERRORS`."""
+    _logged_and_rolled_back("Database unavailable", exc)
     retry = str(current_app.config.get("RETRY_AFTER", 2))
     return problem(503, "Service Unavailable",
                    "The database did not answer in time; try again in a moment.",
@@ -270,12 +274,7 @@ def value_refused(exc: Exception) -> Response:
     Each route checks what it takes before a query; this is the net under
     those checks, so a value one of them missed is the client's error, not a 500.
     """
-    current_app.logger.warning("Database refused a value on %s %s: %s", request.method, request.path,
-                               _short(exc).splitlines()[0])
-    try:
-        db.session.rollback()
-    except Exception:  # the connection may be gone; the pool replaces it
-        pass
+    _logged_and_rolled_back("Database refused a value", exc)
     return problem(422, "Unprocessable Content", "The request holds a value this service cannot store or look up.",
                    TYPE_BASE + "value-refused")
 

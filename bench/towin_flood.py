@@ -34,7 +34,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench._http import DEPLOYED, ROOT, gunicorn  # noqa: E402
-from bench.advisor_attack import SCORE, post, quarters  # noqa: E402
+from bench.advisor_attack import post, quarters, scorer  # noqa: E402
 
 FLOOD = json.dumps({"variant": "generala", "dice": [1, 2, 3, 4, 6], "roll": 1, "sheet": {},
                     "opponents": [{"sheet": {"ones": 3}} for _ in range(11)]}).encode()
@@ -50,17 +50,6 @@ def attacker(port: int, source: str, stop: threading.Event, counts: dict, body: 
         except OSError:
             status = "error"
         counts[status] = counts.get(status, 0) + 1
-
-
-def scorer(port: int, stop: threading.Event, out: list) -> None:
-    while not stop.is_set():
-        try:
-            status, seconds, _ = post(port, "/api/v1/score", SCORE, "127.0.0.201")
-            if status == 200:
-                out.append((time.monotonic(), seconds))
-        except OSError:
-            pass
-        stop.wait(0.05)
 
 
 def flood(port: int, body: bytes, args) -> tuple[list, dict]:
