@@ -106,6 +106,9 @@ def test_a_hint_to_cross_out_says_so_and_marks_the_scratch_button(phone, advice_
     expect(page.locator("#scratch-btn")).to_have_class(re.compile(r"\bbest\b"))
     expect(page.locator("#options button.best")).to_have_count(0)  # no option scores it
     page.locator("#scratch-btn").click()
+    # the scratch list has a heading of its own, and is the group it names
+    expect(page.get_by_role("group", name="Boxes to scratch")).to_be_visible()
+    expect(page.locator("#scratch-list .group-title")).to_have_text("Boxes to scratch")
     starred = page.locator("#scratch-list button.best")
     expect(starred).to_have_count(1)
     expect(starred).to_contain_text("Generala")

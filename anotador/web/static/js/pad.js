@@ -456,7 +456,8 @@ export class Pad {
 
   renderScratch() {
     const list = $("#scratch-list");
-    list.setAttribute("aria-label", t("scratch_list"));
+    list.removeAttribute("aria-label");
+    list.setAttribute("aria-labelledby", "scratch-title");
     const two = this.game.boxesPerTurn() > 1;
     if (unchanged(list, JSON.stringify([this.game.freeBoxes().map((b) => b.id), this.scratchPick, lang(),
                                         this.game.who(), this.bestScratch]))) return;
@@ -466,6 +467,8 @@ export class Pad {
       onclick: () => (two ? this.pickTwo(b.id) : this.scratchOne(b)) },
     el("span", { class: "label", text: b.names[lang()] }), ...pointsText(0)));
     if (two) buttons.unshift(el("p", { class: "hint", text: t("scratch_two") }));
+    // its own heading: told apart from the options that score, above it, by more than their colour
+    buttons.unshift(el("p", { class: "group-title", id: "scratch-title", text: t("scratch_list") }));
     const focused = document.activeElement && list.contains(document.activeElement)
       ? document.activeElement.dataset.focusKey : null;
     list.replaceChildren(...buttons);
