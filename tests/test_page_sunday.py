@@ -274,3 +274,27 @@ def test_the_start_form_comes_first_and_the_rules_are_one_tap_away_and_remembere
     expect(page.locator("#rules-chosen")).to_have_text("Yahtzee")  # remembered on this phone, still folded
     assert page.locator("#rules-pick").get_attribute("open") is None
     assert page.errors == []
+
+
+def test_a_hint_still_being_prepared_counts_down_the_servers_estimate(phone, advice_tables):
+    """The advisor's table being built (a server just started): the hint says for about how long, counting down
+    the server's Retry-After, then asks again and shows the hint."""
+    page = phone()
+    start_game(page, ["Ana", "Beto"])
+    asked = []
+
+    def building_once(route):
+        asked.append(route.request.url)
+        if len(asked) == 1:
+            route.fulfill(status=503, headers={"Retry-After": "3", "Content-Type": "application/problem+json"},
+                          body='{"type": "tag:anotador,2026:problem:table-building", "status": 503}')
+        else:
+            route.continue_()
+
+    page.route("**/api/v1/advice", building_once)
+    page.locator("#hint-on").click()
+    _enter(page, [3, 3, 3, 5, 6])
+    expect(page.locator("#hint")).to_have_text("Preparing the hint… about 3 s")
+    expect(page.locator("#hint")).to_have_text("Preparing the hint… about 2 s")
+    expect(page.locator("#hint")).to_have_text(re.compile(r"^Hint: Threes"), timeout=10_000)
+    assert len(asked) == 2 and page.errors == []

@@ -75,11 +75,17 @@ export class Hint {
       res = await call("POST", "/api/v1/advice", { body });
     }
     if (seq !== this.seq) return;  // another roll since
-    if (res.status === 503) {  // the table is being built: say so, ask again
+    if (res.status === 503) {  // the table is being built: say for how long (the server's measured estimate), ask again
       line.hidden = false;
-      line.textContent = t("hint_wait");
       const wait = Math.min(30, Number(res.headers.get("Retry-After")) || 2);
-      this.timer = setTimeout(() => this.update(), wait * 1000);
+      const until = Date.now() + wait * 1000;
+      const tick = () => {
+        const left = Math.ceil((until - Date.now()) / 1000);
+        if (left <= 0) { this.update(); return; }
+        line.textContent = t("hint_wait_s", { n: left });
+        this.timer = setTimeout(tick, Math.min(1000, until - Date.now()));
+      };
+      tick();
       return;
     }
     if (!res.ok) { line.hidden = true; return; }
