@@ -223,7 +223,7 @@ def test_after_a_keep_the_pad_asks_only_for_the_dice_thrown_again(phone, advice_
     assert page.errors == []
 
 
-def test_a_win_by_a_served_generala_says_so_on_the_winners_line_and_shows_no_gaps(phone, base_url):
+def test_a_win_by_a_served_generala_says_so_on_the_winners_line_and_shows_no_gaps(phone, base_url, advice_tables):
     """Ana wins on the spot behind on points: the ranking says how she won, and no distance "to the winner"
     that points never decided."""
     game = _api(base_url, "POST", "/api/v1/games", {"variant": "generala", "players": ["Ana", "Beto", "Ceci"]})
@@ -247,6 +247,21 @@ def test_a_win_by_a_served_generala_says_so_on_the_winners_line_and_shows_no_gap
     expect(ranking.nth(1)).to_have_text(re.compile(r"^2\. Beto \d+$"))
     expect(ranking.nth(2)).to_have_text(re.compile(r"^3\. Ceci \d+$"))
     shot(page, "sunday-instant-win", full_page=True)
+    # the analysis: a finished sheet's figure is its total, the columns say what they are, both charts count rounds
+    page.get_by_role("button", name="Analysis").click()
+    expect(page.locator("#analysis table thead th")).to_have_text(
+        ["Players", "Expected at the start", "Final total", "Lost to decisions", "Luck", "Not judged"])
+    totals = [p["total"] for p in _api(base_url, "GET", f"/api/v1/games/{game['id']}")["players"]]
+    expect(page.locator("#analysis table tbody tr td:nth-child(3)")).to_have_text(
+        [f"{total}\u00a0pts" for total in totals])
+    expect(page.locator("#analysis")).to_contain_text("“Not judged”: how much the turns recorded")
+    expect(page.locator("#analysis")).to_contain_text("“—” under Luck")
+    # both charts' x-axis: rounds 0 to 3 (Ana won in the third), the round's ticks centred under the axis
+    ticks = "ts => ts.map((t) => t.textContent).filter((x) => /^\\d+$/.test(x)).map(Number)"
+    for chart in (page.locator("#analysis svg.analysis-chart"), page.locator("#chances-end svg.chances-chart")):
+        expect(chart.locator("text", has_text="Round")).to_have_count(1)
+        assert max(chart.locator('text[text-anchor="middle"]').evaluate_all(ticks)) == 3
+    shot(page, "sunday-analysis", full_page=True)
     assert page.errors == []
 
 

@@ -145,7 +145,9 @@ function describe(x, last, game, boxName, instantName) {
 function chart(h, names) {
   const W = 360, H = 200, L = 40, R = 8, T = 8, B = 30;
   const n = h.length - 1;
-  const X = (k) => L + (k / Math.max(1, n)) * (W - L - R);
+  // the x-axis is the round, as the analysis' chart has it: turn k of the game ends at k / players rounds
+  const rounds = Math.max(1, Math.ceil(n / names.length));
+  const X = (k) => L + (k / names.length / rounds) * (W - L - R);
   const Y = (c) => T + (1 - c) * (H - T - B);
   const kids = [svg("line", { class: "axis", x1: L, y1: H - B, x2: W - R, y2: H - B }),
     svg("line", { class: "axis", x1: L, y1: T, x2: L, y2: H - B })];
@@ -153,9 +155,11 @@ function chart(h, names) {
     kids.push(svg("line", { class: "grid", x1: L, y1: Y(c), x2: W - R, y2: Y(c) }),
       svg("text", { x: L - 4, y: Y(c) + 4, "text-anchor": "end" }, percent(c)));
   }
-  const step = Math.max(1, Math.ceil(n / 10));
-  for (let k = 0; k <= n; k += step) kids.push(svg("text", { x: X(k), y: H - B + 14, "text-anchor": "middle" }, String(k)));
-  kids.push(svg("text", { x: (L + W - R) / 2, y: H - 3, "text-anchor": "middle" }, t("chart_turn")));
+  const step = Math.max(1, Math.ceil(rounds / 12));
+  for (let r = 0; r <= rounds; r += step) {
+    kids.push(svg("text", { x: X(r * names.length), y: H - B + 14, "text-anchor": "middle" }, String(r)));
+  }
+  kids.push(svg("text", { x: (L + W - R) / 2, y: H - 3, "text-anchor": "middle" }, t("chart_round")));
   names.forEach((name, i) => {
     kids.push(svg("polyline", { class: "chance-line", stroke: COLOURS[i % COLOURS.length],
       "stroke-dasharray": DASHES[i % DASHES.length],

@@ -580,7 +580,8 @@ export class GameView {
     // The advisor's analysis of a finished game, on request: it may need its table built first.
     $("#analysis-btn").hidden = !finished;
     if (!finished) $("#analysis").hidden = true;
-    $("#analysis-btn").onclick = () => showAnalysis(g.id, g.players.map((p) => p.name), (b) => this.boxName(b));
+    $("#analysis-btn").onclick = () => showAnalysis(g.id, g.players.map((p) => p.name), (b) => this.boxName(b),
+                                                    g.status === "finished" ? g.players.map((p) => p.total) : null);
     const names = g.players.map((p) => `names=${encodeURIComponent(p.name)}`).join("&");
     $("#print-link").href = url(`/api/v1/variants/${g.variant}/sheet.pdf?players=${g.players.length}&${names}&lang=${lang()}`);
     $("#readonly-note").hidden = !!this.token;

@@ -218,7 +218,8 @@ function chart(a, names) {
   for (let k = 0; k <= most; k += step) {
     kids.push(svg("text", { x: X(k), y: H - B + 14, "text-anchor": "middle" }, String(k)));
   }
-  kids.push(svg("text", { x: (L + W - R) / 2, y: H - 3, "text-anchor": "middle" }, t("chart_turn")));
+  // the x-axis is the round (a player's k-th turn ends round k), as the chances' chart has it
+  kids.push(svg("text", { x: (L + W - R) / 2, y: H - 3, "text-anchor": "middle" }, t("chart_round")));
   for (const v of [lo, (lo + hi) / 2, hi]) {
     kids.push(svg("text", { x: L - 4, y: Y(v) + 4, "text-anchor": "end" }, decimal(v).replace(/[.,]\d$/, "")));
   }
@@ -275,15 +276,16 @@ function sentence(x, d, names, boxName) {
   return `${what}; ${better}.`;
 }
 
-/** The end screen's analysis: each player's expected total turn by turn, what decisions cost, and luck. */
-export async function showAnalysis(gameId, names, boxName) {
+/** The end screen's analysis: each player's expected total turn by turn, what decisions cost, and luck. ``totals``:
+ *  each player's total once the game is finished (a finished sheet's only figure is its total), else null. */
+export async function showAnalysis(gameId, names, boxName, totals = null) {
   const box = $("#analysis");
   box.hidden = false;
   box.replaceChildren(el("p", { class: "hint", text: t("hint_wait") }));
   const res = await call("GET", `/api/v1/games/${encodeURIComponent(gameId)}/analysis`);
   if (res.status === 503) {
     const wait = Math.min(30, Number(res.headers.get("Retry-After")) || 2);
-    setTimeout(() => showAnalysis(gameId, names, boxName), wait * 1000);
+    setTimeout(() => showAnalysis(gameId, names, boxName, totals), wait * 1000);
     return;
   }
   if (!res.ok) { box.replaceChildren(el("p", { class: "error", text: t("error", { detail: res.status }) })); return; }
@@ -292,10 +294,13 @@ export async function showAnalysis(gameId, names, boxName) {
   const pts = (v, signed = false) => `${decimal(v, { signed })}\u00a0${t("unit")}`;
   // luck is known only from turns whose throws were recorded: with none, it is not 0 but unknown
   const judgedThrows = a.players.map((_, i) => a.turns.some((x) => x.player === i && x.judged === "every_decision"));
-  const head = ["players", "col_start", "col_final", "col_lost", "col_luck", ...(unjudged ? ["col_unjudged"] : [])];
+  const done = Array.isArray(totals);
+  const head = ["players", "col_start", done ? "col_final" : "col_now", "col_lost", "col_luck",
+                ...(unjudged ? ["col_unjudged"] : [])];
   const rows = a.players.map((p, i) => el("tr", {},
     el("th", { scope: "row", dir: "auto", text: names[i] }),
-    el("td", { text: pts(p.expected_start) }), el("td", { text: pts(p.expected_now) }),
+    el("td", { text: pts(p.expected_start) }),
+    el("td", { text: done ? `${totals[i]}\u00a0${t("unit")}` : pts(p.expected_now) }),
     el("td", { text: p.lost >= 0.05 ? pts(-p.lost, true) : pts(0) }), el("td", { text: judgedThrows[i] ? pts(p.luck, true) : "—" }),
     ...(unjudged ? [el("td", { text: pts(p.unjudged, true) })] : [])));
   const costly = a.turns.flatMap((x) => x.decisions.map((d) => [x, d])).filter(([, d]) => d.lost >= 0.05)
@@ -312,5 +317,8 @@ export async function showAnalysis(gameId, names, boxName) {
     el("h3", { text: t("costliest") }),
     costly.length ? el("ol", { class: "analysis-turns" }, ...costly.map(([x, d]) => el("li", {
       text: sentence(x, d, names, boxName) }))) : el("p", { class: "hint", text: t("analysis_none") }),
-    ...(boxOnly ? [el("p", { class: "hint", text: t(boxOnly === 1 ? "analysis_box_one" : "analysis_box_n", { n: boxOnly }) })] : []));
+    ...(boxOnly ? [el("p", { class: "hint", text: t(boxOnly === 1 ? "analysis_box_one" : "analysis_box_n", { n: boxOnly }) })] : []),
+    // what the table's less plain figures mean, where they are shown
+    ...(unjudged ? [el("p", { class: "hint", text: t("analysis_unjudged_note") })] : []),
+    ...(judgedThrows.includes(false) ? [el("p", { class: "hint", text: t("analysis_luck_unknown") })] : []));
 }
