@@ -313,3 +313,35 @@ def test_a_hint_still_being_prepared_counts_down_the_servers_estimate(phone, adv
     expect(page.locator("#hint")).to_have_text("Preparing the hint… about 2 s")
     expect(page.locator("#hint")).to_have_text(re.compile(r"^Hint: Threes"), timeout=10_000)
     assert len(asked) == 2 and page.errors == []
+
+
+def test_win_chances_say_they_are_being_worked_out_and_read_from_across_the_table(phone, advice_tables):
+    """While the server prepares them (503, Retry-After): "…" in each bar's place, a moving bar, and the words
+    beside the sheet say so; then the figures, on a tablet as large as the body's text."""
+    from .test_page_chances import BARS, PERCENT
+
+    page = phone(width=1024, height=768)
+    asked = []
+
+    def preparing_once(route):
+        asked.append(route.request.url)
+        if len(asked) == 1:
+            route.fulfill(status=503, headers={"Retry-After": "2", "Content-Type": "application/problem+json"},
+                          body='{"type": "tag:anotador,2026:problem:table-building", "status": 503}')
+        else:
+            route.continue_()
+
+    page.route("**/chances", preparing_once)
+    start_game(page, ["Ana", "Beto"])
+    expect(page.locator(BARS)).to_have_count(2)
+    expect(page.locator(BARS).first).to_have_attribute("data-pct", "…")
+    expect(page.locator("#sheet thead .chance.waiting")).to_have_count(2)
+    expect(page.locator("#chances-text")).to_have_text("Working out who is winning…")
+    shot(page, "sunday-chances-waiting")
+    expect(page.locator(BARS).last).to_have_attribute("data-pct", PERCENT, timeout=20_000)
+    expect(page.locator("#sheet thead .chance.waiting")).to_have_count(0)
+    sizes = page.evaluate("""sel => [parseFloat(getComputedStyle(document.querySelector(sel), '::after').fontSize),
+                                     parseFloat(getComputedStyle(document.body).fontSize)]""", BARS)
+    assert sizes[0] >= sizes[1], sizes
+    shot(page, "sunday-chances-tablet")
+    assert page.errors == []

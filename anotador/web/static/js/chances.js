@@ -88,8 +88,9 @@ export class Chances {
   /** The chances in words, beside the sheet, for a screen reader (the bars are pictures). */
   renderSummary(game, variant) {
     const node = $("#chances-text");
-    const shown = this.data && this.forSheet(game, variant);
-    node.textContent = shown ? `${t("chances_title")}: ${shown.map((c, i) => `${isolate(game.players[i].name)} ${
+    const shown = this.forSheet(game, variant);
+    if (shown && !this.data) node.textContent = t("chances_wait");  // asked, not answered yet: said, not a blank
+    else node.textContent = shown ? `${t("chances_title")}: ${shown.map((c, i) => `${isolate(game.players[i].name)} ${
       percent(c)}`).join(", ")}.` : "";
   }
 

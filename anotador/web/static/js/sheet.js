@@ -23,9 +23,10 @@ export function boxValues(box) {
 function chanceBar(chance) {
   const bar = el("span", { class: "bar" });
   bar.style.setProperty("--p", `${((chance || 0) * 100).toFixed(1)}%`);
-  // not known yet (null): an empty bar and a blank as tall as a number
-  return el("span", { class: "chance", "aria-hidden": "true" }, bar,
-    el("span", { class: "pct", dataset: { pct: chance === null ? "\u00a0" : percent(chance) } }));
+  // not known yet (null): a bar that says it is being worked out ("…"), as tall as a number; the words beside
+  // the sheet (#chances-text) say so in full
+  return el("span", { class: chance === null ? "chance waiting" : "chance", "aria-hidden": "true" }, bar,
+    el("span", { class: "pct", dataset: { pct: chance === null ? "…" : percent(chance) } }));
 }
 
 /**
