@@ -345,3 +345,26 @@ def test_win_chances_say_they_are_being_worked_out_and_read_from_across_the_tabl
     assert sizes[0] >= sizes[1], sizes
     shot(page, "sunday-chances-tablet")
     assert page.errors == []
+
+
+def test_a_tie_on_wins_in_the_standings_names_the_tie_break(phone, page_app):
+    """Two regulars with a win each: the standings say what ranked one above the other; one win apart, not."""
+    from .mesakit import Mesa
+
+    mesa = Mesa(page_app.test_client(), "Los del domingo")
+    for players in (["Abuela Pilar", "Tío Beto"], ["Tío Beto", "Abuela Pilar"]):
+        game = mesa.game(players)
+        game.turn(game.get()["turn"]["player"], "generala", [6] * 5, served=True)  # wins on the spot
+        page = phone(width=390, height=844)
+        page.goto(f"/m/{mesa.id}")
+        expect(page.locator("#standings tbody tr")).to_have_count(2)
+        note = page.locator("#standings-note")
+        if players[0] == "Abuela Pilar":  # one game: 1 win to 0
+            expect(note).not_to_contain_text("Tied on wins")
+        else:
+            expect(note).to_contain_text("Tied on wins: shared wins (each counts its share) decide")
+            # the chart's two markers on the same point stand side by side, both in sight
+            boxes = [m.bounding_box() for m in page.locator("#wins-chart svg.wins-chart .marker").all()]
+            assert len(boxes) == 2 and abs(boxes[0]["x"] - boxes[1]["x"]) >= 4, boxes
+            shot(page, "sunday-standings-tie")
+        assert page.errors == []

@@ -167,7 +167,10 @@ export class MesaView {
           r.names.length > 1 ? el("small", { text: t("m_names", { names: r.names.slice(1).map(isolate).join(", ") }) }) : null),
         ...cols.map(([, value]) => el("td", { text: String(value(r)) }))))));
     const n = Math.max(0, ...rows.map((r) => r.judged_games));
-    $("#standings-note").textContent = judged ? t("m_judged", { n }) : "";
+    // two regulars with as many wins: say what put one above the other (the server's order, sheets/standings)
+    const tied = rows.some((r, i) => i > 0 && r.wins === rows[i - 1].wins);
+    $("#standings-note").textContent = [judged ? t("m_judged", { n }) : "", tied ? t("m_tiebreak") : ""]
+      .filter(Boolean).join(" ");
   }
 
   /** Each regular's wins, added up month by month: lines with a marker and a dash each, and the same as a table. */
@@ -199,11 +202,15 @@ export class MesaView {
       const anchor = !n ? "middle" : k === 0 ? "start" : k + step > n ? "end" : "middle";
       kids.push(svg("text", { x: X(k), y: H - B + 14, "text-anchor": anchor }, monthName(months[k], true)));
     }
+    // markers on the same point (as many wins by the same month) side by side, not one hidden under another
+    const at = new Map();
+    running.forEach((r, i) => r.forEach((v, k) => at.set(`${k}:${v}`, [...(at.get(`${k}:${v}`) || []), i])));
+    const beside = (i, k, v) => { const all = at.get(`${k}:${v}`); return (all.indexOf(i) - (all.length - 1) / 2) * 8; };
     shown.forEach((p, i) => {
       const colour = COLOURS[i % COLOURS.length];
       kids.push(svg("polyline", { class: "chance-line", stroke: colour, "stroke-dasharray": DASHES[i % DASHES.length],
         points: running[i].map((v, k) => `${X(k).toFixed(1)},${Y(v).toFixed(1)}`).join(" ") }, svg("title", {}, p.name)));
-      running[i].forEach((v, k) => kids.push(marker(MARKERS[i % MARKERS.length], X(k), Y(v), colour)));
+      running[i].forEach((v, k) => kids.push(marker(MARKERS[i % MARKERS.length], X(k) + beside(i, k, v), Y(v), colour)));
     });
     const chart = svg("svg", { class: "analysis-chart wins-chart", viewBox: `0 0 ${W} ${H}`, role: "img",
                                "aria-label": t("m_chart_label") }, ...kids);
