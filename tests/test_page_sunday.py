@@ -39,6 +39,19 @@ def _enter(page, dice):
         page.get_by_role("button", name=ADD.format(face), exact=True).click()
 
 
+def _building_once(asked: list, retry_after: int):
+    """A route handler: the first request answered as a server still building its table (503, Retry-After), the
+    next ones passed on; each request's URL put in ``asked``."""
+    def handle(route):
+        asked.append(route.request.url)
+        if len(asked) > 1:
+            route.continue_()
+            return
+        route.fulfill(status=503, headers={"Retry-After": str(retry_after), "Content-Type": "application/problem+json"},
+                      body='{"type": "tag:anotador,2026:problem:table-building", "status": 503}')
+    return handle
+
+
 def _offered(page) -> dict[str, str]:
     """Each option's box and points, once the server's points are drawn."""
     page.wait_for_function("""() => {
@@ -297,16 +310,7 @@ def test_a_hint_still_being_prepared_counts_down_the_servers_estimate(phone, adv
     page = phone()
     start_game(page, ["Ana", "Beto"])
     asked = []
-
-    def building_once(route):
-        asked.append(route.request.url)
-        if len(asked) == 1:
-            route.fulfill(status=503, headers={"Retry-After": "3", "Content-Type": "application/problem+json"},
-                          body='{"type": "tag:anotador,2026:problem:table-building", "status": 503}')
-        else:
-            route.continue_()
-
-    page.route("**/api/v1/advice", building_once)
+    page.route("**/api/v1/advice", _building_once(asked, retry_after=3))
     page.locator("#hint-on").click()
     _enter(page, [3, 3, 3, 5, 6])
     expect(page.locator("#hint")).to_have_text("Preparing the hint… about 3 s")
@@ -321,17 +325,7 @@ def test_win_chances_say_they_are_being_worked_out_and_read_from_across_the_tabl
     from .test_page_chances import BARS, PERCENT
 
     page = phone(width=1024, height=768)
-    asked = []
-
-    def preparing_once(route):
-        asked.append(route.request.url)
-        if len(asked) == 1:
-            route.fulfill(status=503, headers={"Retry-After": "2", "Content-Type": "application/problem+json"},
-                          body='{"type": "tag:anotador,2026:problem:table-building", "status": 503}')
-        else:
-            route.continue_()
-
-    page.route("**/chances", preparing_once)
+    page.route("**/chances", _building_once([], retry_after=2))
     start_game(page, ["Ana", "Beto"])
     expect(page.locator(BARS)).to_have_count(2)
     expect(page.locator(BARS).first).to_have_attribute("data-pct", "…")
