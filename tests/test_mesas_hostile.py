@@ -188,7 +188,7 @@ def test_readers_asking_for_a_new_version_at_once_wait_for_one_render(api, db_ap
     mesa = Mesa(api)
     mesa.game(["Ana", "Beto"])
     made = []
-    name = "_exports_text" if path else "_standings_of"
+    name = "history_csv" if path else "_standings_of"
     real = getattr(tables_api, name)
 
     def slow(*args):

@@ -5,7 +5,7 @@ and its house rules by name, who won as "sí"/"no", the seat from 1), and
 separates its cells as a spreadsheet set to that language expects them:
 ``;`` where the decimal mark is a comma (es, pt, de, sv), ``,`` in
 English. UTF-8 with a byte-order mark, so every script is read as written.
-Without ``lang`` the export keeps the API's own names (tables.py).
+Without ``lang`` the export keeps the API's own names.
 """
 
 from __future__ import annotations
@@ -49,24 +49,35 @@ def cell(text: str) -> str:
     return "'" + text if text[:1] in ("=", "+", "-", "@") else text  # "" stays ""
 
 
-def spreadsheet(mesa, lang: str) -> str:
-    """The table's every game, one row per seat, newest first, in ``lang``; read whole before answering."""
+#: The API's own columns (no ``lang``): one row per seat of each game, values as the API names them.
+CSV_COLUMNS = ("played_on", "game", "variant", "rules", "status", "reason", "seat", "player", "name", "total", "won")
+
+
+def history_csv(mesa, lang: str | None = None) -> str:
+    """The table's every game, one row per seat, newest first, read whole before answering (one snapshot, and
+    no error halfway through a file): in ``lang`` for a spreadsheet, or with no ``lang`` as the API names its
+    columns and values (ids, the rules' digest, seats from 0, won as 1/0, ",")."""
     regulars = {pid: p["name"] for pid, p in sheets.players_of(mesa.id).items()}
     named: dict[str, tuple[str, str]] = {}
-    for rules in sheets.rule_sets(mesa):
-        extra = house_rules(rules, lang)
-        named[rules.digest] = (rules.variant.names[lang], extra if extra is not None else STANDARD[lang])
+    if lang is None:
+        headers, separator, (yes, no), first_seat = CSV_COLUMNS, ",", ("1", "0"), 0
+    else:
+        headers, separator, (yes, no), first_seat = HEADERS[lang], SEPARATOR[lang], YES_NO[lang], 1
+        for rules in sheets.rule_sets(mesa):
+            extra = house_rules(rules, lang)
+            named[rules.digest] = (rules.variant.names[lang], extra if extra is not None else STANDARD[lang])
     out = io.StringIO()
-    writer = csv.writer(out, delimiter=SEPARATOR[lang])
-    writer.writerow(HEADERS[lang])
-    yes, no = YES_NO[lang]
+    writer = csv.writer(out, delimiter=separator)
+    writer.writerow(headers)
     for game in sheets.all_games(mesa):
         variant, rules = named.get(game["rules"], (game["variant"], game["rules"]))
-        reason = REASONS.get(game["reason"], {}).get(lang, game["reason"] or "")
+        status, reason = game["status"], game["reason"] or ""
+        if lang is not None:
+            status = STATUS[lang].get(status, status)
+            reason = REASONS.get(game["reason"], {}).get(lang, reason)
         for seat in game["players"]:
             won = "" if seat["won"] is None else (yes if seat["won"] else no)
-            writer.writerow([game["played_on"], game["id"], variant, rules,
-                             STATUS[lang].get(game["status"], game["status"]), reason, seat["seat"] + 1,
+            writer.writerow([game["played_on"], game["id"], variant, rules, status, reason, seat["seat"] + first_seat,
                              cell(regulars.get(seat["player"], "")), cell(seat["name"]),
                              "" if seat["total"] is None else seat["total"], won])
     return "\ufeff" + out.getvalue()

@@ -116,8 +116,9 @@ def game_sheet(game_id: str):
     if with_chances:
         # this version's PDF held already: a 304 for the cost of a poll, before any chance is worked out
         version, _ = sheets.head_of(game_id)
-        if request.if_none_match.contains(_etag([game_id, version, opts, True])):
-            return pdf(lambda: b"", [game_id, version, opts, True], "", None)
+        held = [game_id, version, opts, True]  # the key the PDF below is answered under
+        if request.if_none_match.contains(_etag(held)):
+            return pdf(lambda: b"", held, "", None)
     game = sheets.get(game_id)
     if with_chances:  # worked out before the ETag is answered: a table being built is a 503, as for /chances
         history = _kept_history(game)

@@ -10,9 +10,7 @@ phone polls with ``If-None-Match`` and gets 304 for one primary-key read.
 
 from __future__ import annotations
 
-import csv
-import io
-from typing import Any, Iterator
+from typing import Any
 
 from flask import Blueprint, Response, current_app, request, url_for
 
@@ -21,7 +19,7 @@ from ..lru import LRU
 from ..schemas import (ExportQuerySchema, HistoryQuerySchema, MergeSchema, RenameSchema, StandingsQuerySchema,
                        TableCreateSchema, TableGameSchema)
 from .common import client_key, load, public_url, tags_sent
-from .exports import attachment, cell, spreadsheet
+from .exports import attachment, history_csv
 from .games import NO_CACHE, bearer, etag, game_response, not_modified
 from .pdfs import query
 
@@ -129,9 +127,6 @@ def list_games(mesa_id: str):
 #: asking at the same moment wait for one export.
 _exports: LRU[tuple, str] = LRU(8, 32 * 1024 * 1024, len)
 
-#: The export's columns: one row per seat of each game.
-CSV_COLUMNS = ("played_on", "game", "variant", "rules", "status", "reason", "seat", "player", "name", "total", "won")
-
 
 @bp.get("/<mesa_id>/games.csv")
 def export_games(mesa_id: str):
@@ -144,8 +139,7 @@ def export_games(mesa_id: str):
     if unchanged is not None:
         return unchanged
     mesa = sheets.get_mesa(mesa_id)
-    make = (lambda: _exports_text(mesa)) if lang is None else (lambda: spreadsheet(mesa, lang))
-    body = _exports.get_or_make((mesa.id, mesa.version, lang), make)
+    body = _exports.get_or_make((mesa.id, mesa.version, lang), lambda: history_csv(mesa, lang))
     response = Response(body, mimetype="text/csv")
     response.headers["Content-Type"] = "text/csv; charset=utf-8"
     response.headers["Content-Disposition"] = (f'attachment; filename="anotador-{mesa.id}.csv"' if lang is None
@@ -153,29 +147,6 @@ def export_games(mesa_id: str):
     response.headers["ETag"] = etag(mesa.version)
     response.headers["Cache-Control"] = NO_CACHE
     return response
-
-
-def _exports_text(mesa) -> str:
-    """The CSV of every game of the table, read whole before answering: one snapshot, and no error halfway
-    through a file."""
-    regulars = {pid: p["name"] for pid, p in sheets.players_of(mesa.id).items()}
-
-    def rows() -> Iterator[str]:
-        out = io.StringIO()
-        writer = csv.writer(out)
-        writer.writerow(CSV_COLUMNS)
-        yield "\ufeff" + out.getvalue()
-        for game in sheets.all_games(mesa):
-            out.seek(0)
-            out.truncate()
-            for seat in game["players"]:
-                won = "" if seat["won"] is None else ("1" if seat["won"] else "0")
-                writer.writerow([game["played_on"], game["id"], game["variant"], game["rules"], game["status"],
-                                 game["reason"] or "", seat["seat"], cell(regulars.get(seat["player"], "")),
-                                 cell(seat["name"]), "" if seat["total"] is None else seat["total"], won])
-            yield out.getvalue()
-
-    return "".join(rows())
 
 
 @bp.post("/<mesa_id>/games")
