@@ -42,6 +42,9 @@ export class GameView {
     // The sheet's header row sticks just under the game's header, whatever its height.
     // turned sideways, or the pad grew: whether the sheet scrolls may have changed
     new ResizeObserver(() => markScrollRegion()).observe($("#sheet-wrap"));
+    window.addEventListener("resize", () => {
+      if (document.body.classList.contains("playing")) { this.boardFor = null; this.fitBoard(this.who()); }
+    });
     new ResizeObserver(([entry]) => {
       $("#game").style.setProperty("--head-h", `${Math.ceil(entry.borderBoxSize[0].blockSize)}px`);
     }).observe($(".game-head"));
@@ -519,6 +522,7 @@ export class GameView {
     // While a turn is entered the game fills the screen: the sheet and the pad side by side or stacked,
     // each scrolling in its own box (app.css, "the board").
     document.body.classList.toggle("playing", Boolean(active));
+    if (!active) this.fitBoard(null);
     markScrollRegion();
     $("#undo").hidden = !this.token || !this.game.players.some((p) => Object.values(p.sheet).some((v) => v !== null));
     $("#undo").setAttribute("aria-label", t("undo_title"));
@@ -530,6 +534,21 @@ export class GameView {
     $("#scratch-btn").hidden = !!rollOff;
     $("#served").closest("label").hidden = !!rollOff;
     this.pad.render();
+  }
+
+  /** When the pad cannot hold the turn under the game's header (big text, a short screen), the board
+   *  takes the whole screen and the header scrolls away above it, for the rest of that player's turn. */
+  fitBoard(who) {
+    const body = document.body;
+    if (who === null) { body.classList.remove("crowded"); this.boardFor = null; return; }
+    if (this.boardFor !== who) body.classList.remove("crowded");
+    this.boardFor = who;
+    if (body.classList.contains("crowded")) return;
+    const pad = $("#play");
+    if (pad.scrollHeight > pad.clientHeight + 1) {
+      body.classList.add("crowded");
+      $("#board").scrollIntoView({ block: "start" });
+    }
   }
 
   renderEnd() {

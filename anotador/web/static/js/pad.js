@@ -11,6 +11,9 @@ import { Hint } from "./hint.js";
 import { store } from "./store.js";
 import { lang, plural, points, t } from "./words.js";
 
+/** How long options ignore taps after they take the faces' place: a quick double tap's second tap. */
+const ARMING_MS = 350;
+
 export class Pad {
   /** ``game``: the controller (current game, whose roll, how to record). */
   constructor(game) {
@@ -134,6 +137,7 @@ export class Pad {
     this.renderTray();
     this.renderOptions();
     if (!$("#scratch-list").hidden) this.renderScratch();
+    this.game.fitBoard(this.game.who());
   }
 
   renderTray() {
@@ -175,6 +179,11 @@ export class Pad {
         type: "button", class: "face", text: String(face), dataset: { face },
         onclick: () => this.addDie(face) })));
     }
+    // Every die in (or the keep being picked), the faces have nothing to add: the choices take their room.
+    // The row of ⌫ and ★ moves up into it, never an option, so a tap too many never records a turn.
+    const gone = this.keeping || this.full();
+    if (gone && !faces.hidden && !this.keeping) this.facesGoneAt = performance.now();
+    faces.hidden = gone;
     for (const b of faces.children) {
       b.setAttribute("aria-label", t("add_die", { face: b.dataset.face }));
       b.disabled = this.dice.length >= n;
@@ -214,14 +223,17 @@ export class Pad {
     const n = this.game.diceCount();
     const seq = ++this.seq;  // any answer still on its way is for an older roll
     $("#instant").hidden = true;
+    box.classList.remove("arming");  // drawOptions arms the options again, if they take the faces' place
     if (this.keeping) {
       const thrown = this.keepPick.filter((k) => !k).length;
       box.dataset.drawn = "";
       this.game.showChoice([]);
-      box.replaceChildren(el("p", { class: "hint", text: t("keep_pick") }),
+      // the button first: where the pad is short, it is what stays in sight
+      box.replaceChildren(
         el("button", { type: "button", id: "throw-again", class: "primary wide", disabled: thrown === 0,
                        text: thrown === 0 ? t("keep_fewer") : t(thrown === 1 ? "throw_one" : "throw_n", { n: thrown }),
                        onclick: () => this.throwAgain() }),
+        el("p", { class: "hint", text: t("keep_pick") }),
         el("button", { type: "button", class: "secondary wide", text: t("cancel"),
                        onclick: () => { this.keeping = false; this.render(); focus($("#reroll")); } }));
       this.hint.update();
@@ -328,6 +340,15 @@ export class Pad {
       if (!buttons.length) buttons = [el("p", { class: "hint", text: t("no_box") })];
     }
     box.replaceChildren(...buttons);
+    // The options take the place of the faces: a finger still tapping dice must not pick one.
+    // (a cover over them for the time left, timed by CSS: app.css, "arming")
+    const armed = ARMING_MS - (performance.now() - (this.facesGoneAt || -Infinity));
+    box.classList.remove("arming");
+    if (armed > 0) {
+      box.style.setProperty("--arming", `${Math.round(armed)}ms`);
+      void box.offsetWidth;  // the cover's clock starts again
+      box.classList.add("arming");
+    }
     if (focused) box.querySelector(`[data-focus-key="${CSS.escape(focused)}"]`)?.focus();
     // the row each option would fill is shown on the sheet: the best first, then the one pointed at
     const keyed = (b) => (b.dataset.boxes ? b.dataset.boxes.split(" ")
@@ -339,8 +360,12 @@ export class Pad {
       b.addEventListener("pointerenter", () => this.game.showChoice(boxes));
     }
     const first = box.querySelector("button");
+    // the options' box never shrinks below its first option (a two-line name at 200 % text): the pad
+    // scrolls instead, the tools under the options first
+    box.style.setProperty("--first-h", first ? `${first.offsetHeight}px` : "0px");
     this.game.showChoice(first ? keyed(first) : []);
     this.hint.update();
+    this.game.fitBoard(this.game.who());
   }
 
   /** No connection: every free box, its points computed by the server when the turn is sent. */
