@@ -46,7 +46,7 @@ from .rules import RuleSet
 from .solver import Solver
 from .solver import folder as store
 from .outlooks import Outlooks, Spawned, TableBuilding, read_or_set_aside, retry_after
-from .solver.build import ABANDONED, BUILT, BUSY, OUTCOMES, build, builtin_rules, kind_of
+from .solver.build import ABANDONED, BUILT, BUSY, OUTCOMES, ahead_files, build, builtin_rules, kind_of
 from .solver.folder import key_of
 
 log = logging.getLogger(__name__)
@@ -76,7 +76,7 @@ class Tables(Outlooks):
     """One app's tables: memory (an LRU) in front of a folder, and the builds under way."""
 
     def __init__(self, folder: str, capacity: int = 8, builds: int = 2, keep: int = 100, per_client: int = 1,
-                 per_hour: int = 20, ahead: bool = True) -> None:
+                 per_hour: int = 20, ahead: bool = True, outcomes_ahead: bool = True) -> None:
         self.folder = folder
         self.capacity = max(1, capacity)
         self.max_builds = max(1, builds)
@@ -84,6 +84,7 @@ class Tables(Outlooks):
         self.per_client = max(1, per_client)
         self.per_hour = max(1, per_hour)
         self.ahead = ahead
+        self.outcomes_ahead = outcomes_ahead
         self.memory: LRU[str, Table] = LRU(self.capacity)
         self.builds: dict[str, Spawned] = {}
         self.ahead_process: subprocess.Popen | None = None
@@ -188,8 +189,9 @@ class Tables(Outlooks):
                 time.sleep(0.2)
 
     def build_ahead(self) -> bool:
-        """Start building the missing built-in tables in the background; False when none is missing or it runs."""
-        if all(os.path.exists(self.path(key)) for key in self.builtin):
+        """Start building the missing built-in tables (and the Yahtzee family's outcomes: build.ahead_files) in the
+        background; False when none is missing or it runs."""
+        if all(os.path.exists(path) for _, path, _ in ahead_files(self.folder, self.outcomes_ahead)):
             return False
         os.makedirs(self.folder, exist_ok=True)
         lock_path = os.path.join(self.folder, store.AHEAD)
@@ -200,7 +202,8 @@ class Tables(Outlooks):
             # the plan, for the Retry-After of a request that comes before the child has written its own
             store.write(fd, {"pid": None, "plan": [key for key in self.builtin if not os.path.exists(self.path(key))]})
             # The child inherits the lock (one open file, so one flock) and removes it when done.
-            self.ahead_process = self._run(["--ahead", self.folder, str(fd)], pass_fds=(fd,))
+            self.ahead_process = self._run(["--ahead" if self.outcomes_ahead else "--ahead-tables", self.folder, str(fd)],
+                                           pass_fds=(fd,))
         finally:
             os.close(fd)
         log.info("building the built-in variants' advisor tables ahead, in %s", self.folder)
@@ -345,7 +348,8 @@ def init_app(app: Flask) -> None:
     tables = app.extensions["anotador.tables"] = Tables(
         folder, int(config.get("SOLVER_TABLES") or 8), int(config.get("SOLVER_BUILDS") or 2),
         int(config.get("SOLVER_KEEP") or 100), int(config.get("SOLVER_CLIENT_BUILDS") or 1),
-        int(config.get("SOLVER_CLIENT_BUILDS_PER_HOUR") or 20), bool(config.get("SOLVER_BUILD_AHEAD", True)))
+        int(config.get("SOLVER_CLIENT_BUILDS_PER_HOUR") or 20), bool(config.get("SOLVER_BUILD_AHEAD", True)),
+        bool(config.get("SOLVER_OUTCOMES_AHEAD", True)))
     try:  # what builders killed before this start left behind (their locks, half-written files)
         store.remove_stale(folder)
     except OSError:

@@ -93,6 +93,8 @@ class Defaults:
     TO_WIN_AT_ONCE = 1
     #: Build the built-in variants' missing tables in the background when the app starts.
     SOLVER_BUILD_AHEAD = True
+    #: With it, follow the Yahtzee family's built-in rule sets into their outcomes too (their early chances).
+    SOLVER_OUTCOMES_AHEAD = True
 
     # -- behind a proxy
     #: How many proxies in front to trust for X-Forwarded-For/-Proto/-Host/

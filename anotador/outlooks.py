@@ -56,6 +56,8 @@ OUTLOOKS_KEPT = 8
 #: About how long an outlook takes to make, by dice a turn (bench/chances.py: 0.7-3 s for five, 6 s for ten, on
 #: one core): what a request that finds none is told to wait, with retry_after's margin.
 OUTLOOK_SECONDS = {5: 3.0, 10: 8.0}
+#: How long a worker waits for the built-in tables, to make their outlooks ahead (:meth:`Outlooks.warm`).
+WARM_FOR = 1800.0
 #: Outcomes files the folder keeps besides the built-in variants': 300 MB each for Yahtzee's house rules.
 OUTCOMES_KEPT = 4
 
@@ -231,7 +233,8 @@ class Outlooks:
         """Remove the outcomes files past :data:`OUTCOMES_KEPT` (the used last kept) besides the built-in
         variants'; the table files' names left."""
         suffix = OUTCOMES + store.TABLE
-        mine = [n for n in names if n.endswith(suffix)]
+        builtin = {key + suffix for key in self.builtin}
+        mine = [n for n in names if n.endswith(suffix) and n not in builtin]
         if len(mine) > OUTCOMES_KEPT:
             for name in sorted(mine, key=lambda n: os.path.getmtime(os.path.join(self.folder, n)))[:-OUTCOMES_KEPT]:
                 try:
@@ -239,6 +242,27 @@ class Outlooks:
                 except OSError:
                     pass
         return [n for n in names if not n.endswith(suffix)]
+
+    def warm(self, pause: float = 1.0, give_up: float = WARM_FOR) -> list[str]:
+        """Make this worker's outlooks of the built-in rule sets ahead, one after another as their tables come,
+        beside the requests (as one asked for them would): a new game's chances then come at once. The
+        variants made; run by a thread of each served worker (gunicorn_conf.post_worker_init)."""
+        left = {key_of(r): r for r in self.builtin.values() if exact_for(r) is None}
+        made = []
+        deadline = time.monotonic() + give_up
+        while left and time.monotonic() < deadline:
+            for key, rules in list(left.items()):
+                if self.outlooks.get(key) is not None:
+                    made.append(rules.variant.id)
+                    del left[key]
+                elif os.path.exists(self.path(key)):
+                    try:
+                        self.outlook(rules)
+                    except TableBuilding:
+                        pass  # its outlook (or another's) is being made
+            if left:
+                time.sleep(pause)
+        return made
 
     def _make_outlook(self, key: str, table: "Table") -> None:
         try:

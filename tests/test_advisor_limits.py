@@ -261,6 +261,7 @@ def test_built_in_tables_are_built_ahead_without_a_request(tmp_path):
         key = key_of(variant.rules())
         if key not in small:
             (folder / f"{key}.table").write_bytes(b"")
+            (folder / f"{key}.outcomes.table").write_bytes(b"")  # nor about the Yahtzee family's outcomes
     app = fresh_app(tmp_path, folder, SOLVER_BUILD_AHEAD=True)
     tables = app.extensions["anotador.tables"]
     assert tables.ahead_process is not None

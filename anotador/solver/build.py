@@ -2,7 +2,7 @@
 
 ``python -m anotador.solver.build RULES_JSON PATH [CLIENT GAME] SPAWNED`` builds one
 table (SPAWNED: when the server started the process, for its start-up time); ``python -m anotador.solver.build --ahead FOLDER`` builds every
-built-in variant's table that is missing, smallest first;
+built-in variant's table that is missing, smallest first, then the Yahtzee family's outcomes (``--ahead-tables``: the tables only);
 ``python -m anotador.solver.build --outcomes RULES_JSON PATH SPAWNED`` follows
 every state's turn of the rule set whose table is at PATH into its outcomes
 file (:mod:`.sampled`: the Yahtzee family's chances before its last rounds).
@@ -177,21 +177,38 @@ def builtin_rules() -> list:
     return sorted((variant.rules() for variant in VARIANTS.values()), key=store.states_of)
 
 
-def ahead(folder: str, lock_fd: int | None = None) -> int:
-    """Build every missing built-in table, one after another; :data:`BUSY` if another process is at it."""
+def ahead_files(folder: str, outcomes: bool = True) -> list[tuple[dict, str, bool]]:
+    """What is built ahead for the built-in variants, in order: (rule set, path, is outcomes) of every table,
+    then (``outcomes``) of the outcomes of those whose early chances are sampled (the Yahtzee family: a new
+    game's chances must not wait the minute a first build takes)."""
+    from .sampled import refusal
+    from .chances import exact_for
+
+    rules = builtin_rules()
+    tables = [(r.spec(), store.table_path(folder, store.key_of(r)), False) for r in rules]
+    followed = [(r.spec(), outcomes_path(store.table_path(folder, store.key_of(r))), True) for r in rules
+                if outcomes and exact_for(r) is not None and refusal(r) is None]
+    return tables + followed
+
+
+def ahead(folder: str, lock_fd: int | None = None, outcomes: bool = True) -> int:
+    """Build every missing built-in table, then the built-in outcomes, one after another; :data:`BUSY` if
+    another process is at it."""
     os.makedirs(folder, exist_ok=True)
     lock_path = os.path.join(folder, store.AHEAD)
     fd = lock_fd if lock_fd is not None else store.take(lock_path)
     if fd is None:
         return BUSY
     try:
-        plan = [(rules.spec(), store.key_of(rules)) for rules in builtin_rules()]
-        for attempt in range(3):  # a table another process was building: looked at again at the end
-            left = [(spec, key) for spec, key in plan if not os.path.exists(store.table_path(folder, key))]
+        plan = ahead_files(folder, outcomes)
+        for attempt in range(3):  # a file another process was building: looked at again at the end
+            left = [(spec, path, outcomes) for spec, path, outcomes in plan if not os.path.exists(path)]
             if not left:
                 break
-            store.write(fd, {"pid": os.getpid(), "plan": [key for _, key in left]})
-            busy = [build(spec, store.table_path(folder, key)) for spec, key in left]
+            store.write(fd, {"pid": os.getpid(),
+                             "plan": [os.path.basename(path)[:-len(store.TABLE)] for _, path, _ in left]})
+            busy = [_ahead_outcomes(folder, spec, path) if outcomes else build(spec, path)
+                    for spec, path, outcomes in left]
             if BUSY in busy:
                 time.sleep(2 * attempt + 1)
     finally:
@@ -199,13 +216,29 @@ def ahead(folder: str, lock_fd: int | None = None) -> int:
     return BUILT
 
 
+def _ahead_outcomes(folder: str, spec: dict, path: str) -> int:
+    """Build the outcomes at ``path`` once its table is there, in the folder's one place for an outcomes build
+    (:data:`~.folder.OUTCOMES_SLOT`); :data:`BUSY` when the table or the place is not ready yet."""
+    table = path[:-len(OUTCOMES + store.TABLE)] + store.TABLE
+    if not os.path.exists(table):
+        return BUSY
+    slot_path = os.path.join(folder, store.OUTCOMES_SLOT)
+    slot = store.take(slot_path)
+    if slot is None:
+        return BUSY
+    try:
+        return build_outcomes(spec, table)
+    finally:
+        store.release(slot, slot_path)
+
+
 def main(argv: list[str]) -> int:
     try:
         os.nice(10)  # the server's requests come first
     except OSError:  # pragma: no cover - not allowed here: build at the same priority
         pass
-    if len(argv) in (2, 3) and argv[0] == "--ahead":
-        return ahead(argv[1], int(argv[2]) if len(argv) == 3 else None)
+    if len(argv) in (2, 3) and argv[0] in ("--ahead", "--ahead-tables"):  # FOLDER [LOCK FD]
+        return ahead(argv[1], int(argv[2]) if len(argv) == 3 else None, outcomes=argv[0] == "--ahead")
     if len(argv) in (4, 5) and argv[0] == "--outcomes":  # RULES PATH SPAWNED [CLIENT]
         return build_outcomes(json.loads(argv[1]), argv[2], spawned=float(argv[3]),
                               client=argv[4] if len(argv) == 5 and argv[4] else None)

@@ -1,0 +1,85 @@
+"""What a server makes ahead so that a new game's first figures come at once: the built-in tables, the
+Yahtzee family's outcomes (their early chances), and in each worker the chances of the exact rule sets."""
+
+from __future__ import annotations
+
+import threading
+import types
+
+import pytest
+
+from anotador import gunicorn_conf
+from anotador.advice import TableBuilding, Tables
+from anotador.rules import VARIANTS
+from anotador.solver.build import BUSY, _ahead_outcomes, ahead_files, builtin_rules
+from anotador.solver.chances import exact_for
+from anotador.solver.folder import key_of
+
+from .conftest import SOLVER_DIR, built_in_run_folder
+from .test_api_advice import fresh_app
+
+EXACT = sorted(v.id for v in VARIANTS.values() if exact_for(v.rules()) is None)
+
+
+def test_the_plan_is_every_table_then_the_yahtzee_familys_outcomes(tmp_path):
+    plan = ahead_files(str(tmp_path))
+    tables = [path for _, path, outcomes in plan if not outcomes]
+    followed = [path for _, path, outcomes in plan if outcomes]
+    assert plan[:len(tables)] == [p for p in plan if not p[2]]  # the tables first: the outcomes read them
+    assert tables == [str(tmp_path / f"{key_of(r)}.table") for r in builtin_rules()]
+    by_key = {key_of(v.rules()): v.id for v in VARIANTS.values()}
+    assert sorted(by_key[p.rsplit("/", 1)[1].split(".")[0]] for p in followed) == ["kniffel", "yahtzee", "yatzy"]
+    assert all(p.endswith(".outcomes.table") for p in followed)
+    assert [p for _, p, outcomes in ahead_files(str(tmp_path), outcomes=False) if outcomes] == []
+
+
+def test_outcomes_wait_for_their_table_and_for_the_folders_one_place(tmp_path):
+    spec, path, _ = next(p for p in ahead_files(str(tmp_path)) if p[2])
+    assert _ahead_outcomes(str(tmp_path), spec, path) == BUSY  # no table yet: looked at again later
+    assert not (tmp_path / "outcomes.lock").exists()
+
+
+def test_an_app_starts_no_builder_when_everything_planned_is_there(tmp_path):
+    folder = tmp_path / "t"
+    folder.mkdir()
+    for _, path, _ in ahead_files(str(folder)):
+        open(path, "wb").close()  # stand-ins: this test is about the plan, not the builds
+    assert fresh_app(tmp_path, folder, SOLVER_BUILD_AHEAD=True).extensions["anotador.tables"].ahead_process is None
+    (folder / next(p for p in ahead_files(str(folder)) if p[2])[1].rsplit("/", 1)[1]).unlink()
+    # one outcomes file missing: built ahead, unless the operator said tables only
+    only_tables = fresh_app(tmp_path, folder, SOLVER_BUILD_AHEAD=True, SOLVER_OUTCOMES_AHEAD=False)
+    assert only_tables.extensions["anotador.tables"].ahead_process is None
+    tables = fresh_app(tmp_path, folder, SOLVER_BUILD_AHEAD=True).extensions["anotador.tables"]
+    try:
+        assert tables.ahead_process is not None
+    finally:
+        tables.ahead_process.kill()
+        tables.ahead_process.wait(timeout=10)
+
+
+def test_a_worker_makes_the_exact_chances_ahead_so_the_first_request_finds_them():
+    for variant in EXACT:
+        built_in_run_folder(variant)
+    cold = Tables(SOLVER_DIR, ahead=False)
+    with pytest.raises(TableBuilding):  # asked first, as a new game's page does: made meanwhile
+        cold.outlook(VARIANTS["generala"].rules())
+    warm = Tables(SOLVER_DIR, ahead=False)
+    assert sorted(warm.warm(pause=0.05, give_up=300)) == EXACT
+    for variant in EXACT:
+        warm.outlook(VARIANTS[variant].rules())  # at once: no TableBuilding
+
+
+def test_each_served_worker_starts_making_them_when_it_starts(tmp_path):
+    folder = tmp_path / "t"
+    folder.mkdir()
+    for _, path, _ in ahead_files(str(folder)):
+        open(path, "wb").close()
+    app = fresh_app(tmp_path, folder, SOLVER_BUILD_AHEAD=True)
+    started = threading.Event()
+    app.extensions["anotador.tables"].warm = started.set  # what it makes is the test above's
+    gunicorn_conf.post_worker_init(types.SimpleNamespace(wsgi=app))
+    assert started.wait(10)
+    off = fresh_app(tmp_path, folder, SOLVER_BUILD_AHEAD=False)
+    off.extensions["anotador.tables"].warm = started.clear
+    gunicorn_conf.post_worker_init(types.SimpleNamespace(wsgi=off))
+    assert started.is_set()
