@@ -70,9 +70,18 @@ def _open(phone, base_url, size, players, big=False, record=False):
     return page
 
 
+def _tap(target):
+    """A finger's tap where ``target`` is drawn: unlike a test click, it never scrolls the page to find it (a
+    retried click scrolls, and the page would then be measured where no player put it)."""
+    expect(target).to_be_visible()
+    expect(target).to_be_enabled()
+    box = target.bounding_box()
+    target.page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+
+
 def _enter(page, dice):
     for face in dice:
-        page.get_by_role("button", name=f"Add a {face}", exact=True).click()
+        _tap(page.get_by_role("button", name=f"Add a {face}", exact=True))
 
 
 #: True once the layout stood still for a few frames (a scroll snapping back, options redrawn after the
@@ -125,14 +134,14 @@ def test_recording_every_throw_the_throw_again_button_is_in_view(phone, base_url
     """The sideways Yahtzee of the report: after a keep is picked, "Roll 3 dice" is there to tap."""
     page = _open(phone, base_url, size, 4, big=big, record=True)
     _enter(page, (6, 6, 2, 3, 1))
-    expect(page.locator("#reroll")).to_be_visible()
-    page.locator("#reroll").click()
-    page.get_by_role("button", name="Die 1: 6. Keep it").click()
-    page.get_by_role("button", name="Die 2: 6. Keep it").click()
+    _tap(page.locator("#reroll"))
+    _tap(page.get_by_role("button", name="Die 1: 6. Keep it"))
+    _tap(page.get_by_role("button", name="Die 2: 6. Keep it"))
+    expect(page.locator("#throw-again")).to_have_text("Roll 3 dice")
     if not page.evaluate(IN_VIEW, ["#throw-again", True]):
         shot(page, f"screens-keep-{size}-{'200' if big else '100'}")  # a shot scrolls a phone's page: only now
         raise AssertionError("Roll 3 dice is out of sight")
-    page.locator("#throw-again").click()
+    _tap(page.locator("#throw-again"))
     _enter(page, (6, 4, 4))
     expect(page.locator("#options button").first).to_be_visible()
     # at 100 % "Roll again…" is in sight; at 200 % on a small screen, in the pad's scroller below the options

@@ -52,6 +52,18 @@ def _building_once(asked: list, retry_after: int):
     return handle
 
 
+def _building_while(held: list, retry_after: int):
+    """A route handler: every request answered as a server still building its table (503, Retry-After) for as
+    long as ``held`` is not empty, then passed on: the waiting state lasts until the test has looked at it."""
+    def handle(route):
+        if not held:
+            route.continue_()
+            return
+        route.fulfill(status=503, headers={"Retry-After": str(retry_after), "Content-Type": "application/problem+json"},
+                      body='{"type": "tag:anotador,2026:problem:table-building", "status": 503}')
+    return handle
+
+
 def _offered(page) -> dict[str, str]:
     """Each option's box and points, once the server's points are drawn."""
     page.wait_for_function("""() => {
@@ -325,13 +337,15 @@ def test_win_chances_say_they_are_being_worked_out_and_read_from_across_the_tabl
     from .test_page_chances import BARS, PERCENT
 
     page = phone(width=1024, height=768)
-    page.route("**/chances", _building_once([], retry_after=2))
+    held = [True]
+    page.route("**/chances", _building_while(held, retry_after=1))
     start_game(page, ["Ana", "Beto"])
     expect(page.locator(BARS)).to_have_count(2)
     expect(page.locator(BARS).first).to_have_attribute("data-pct", "…")
     expect(page.locator("#sheet thead .chance.waiting")).to_have_count(2)
     expect(page.locator("#chances-text")).to_have_text("Working out who is winning…")
     shot(page, "sunday-chances-waiting")
+    held.clear()  # the server has them now
     expect(page.locator(BARS).last).to_have_attribute("data-pct", PERCENT, timeout=20_000)
     expect(page.locator("#sheet thead .chance.waiting")).to_have_count(0)
     sizes = page.evaluate("""sel => [parseFloat(getComputedStyle(document.querySelector(sel), '::after').fontSize),

@@ -59,8 +59,11 @@ export class Hint {
     for (const d of $$("#tray .die.keep")) d.classList.remove("keep");
     for (const b of $$("#options .best, #scratch-btn.best")) b.classList.remove("best");
     this.pad.bestScratch = null;
+    // While the hint is on its line keeps its room, empty until the advice comes: the pad's buttons stay
+    // where a finger expects them.
     if (!this.on || !this.pad.full() || this.game.rollOff() || !this.game.game) {
-      line.hidden = true;
+      line.hidden = !this.on || !!this.game.rollOff() || !this.game.game;
+      line.textContent = "";
       this.keep = null;
       return;
     }
@@ -88,7 +91,7 @@ export class Hint {
       tick();
       return;
     }
-    if (!res.ok) { line.hidden = true; return; }
+    if (!res.ok) { line.textContent = ""; return; }
     const best = res.data.best;
     const win = res.data.to_win;
     // the points and the game disagree by a point of chance or more: both, the game's starred
