@@ -224,3 +224,27 @@ def test_the_table_opens_with_no_connection_as_last_seen(phone, page_app):
     expect(page.locator("#mesa-history li")).to_have_count(3)
     page.context.set_offline(False)
     assert page.errors == []
+
+
+@pytest.mark.parametrize("size", [(390, 844), (1024, 768)], ids=["phone", "tablet"])
+def test_the_standings_scroll_in_their_own_box_with_the_player_column_pinned(phone, page_app, size):
+    """Spanish headers are the longest: every column is reached by scrolling the standings alone, and the
+    players' names stay in sight at both ends."""
+    mesa = seeded(page_app, games=4, players=FAMILY)
+    page = phone("es-AR", width=size[0], height=size[1])
+    page.goto(f"/m/{mesa.id}#token={mesa.token}")
+    expect(page.locator("#standings tbody tr")).to_have_count(4)
+    box = page.locator(".table-scroll:has(#standings)")
+    assert no_sideways_scroll(page)  # the page itself never scrolls sideways
+    names = page.locator("#standings tbody th[scope=row]")
+    columns = page.locator("#standings thead th")
+    for end in (0, 10_000):
+        box.evaluate(f"b => b.scrollLeft = {end}")
+        frame = box.bounding_box()
+        for i in range(names.count()):
+            name = names.nth(i).bounding_box()
+            assert frame["x"] - 1 <= name["x"] and name["x"] + name["width"] <= frame["x"] + frame["width"] + 1
+    last = columns.last.bounding_box()  # scrolled to the end, the last column is whole inside the box
+    assert last["x"] + last["width"] <= frame["x"] + frame["width"] + 1
+    shot(page, f"mesa-standings-scrolled-{size[0]}")
+    assert page.errors == []
