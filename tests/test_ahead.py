@@ -23,19 +23,21 @@ EXACT = sorted(v.id for v in VARIANTS.values() if exact_for(v.rules()) is None)
 
 def test_the_plan_is_every_table_then_the_yahtzee_familys_outcomes(tmp_path):
     plan = ahead_files(str(tmp_path))
-    tables = [path for _, path, outcomes in plan if not outcomes]
-    followed = [path for _, path, outcomes in plan if outcomes]
-    assert plan[:len(tables)] == [p for p in plan if not p[2]]  # the tables first: the outcomes read them
+    tables = [path for _, path, table in plan if table is None]
+    followed = [path for _, path, table in plan if table is not None]
+    assert plan[:len(tables)] == [p for p in plan if p[2] is None]  # the tables first: the outcomes read them
+    assert all(p[2] in tables and path == p[2][:-len(".table")] + ".outcomes.table"
+               for p in plan for path in [p[1]] if p[2] is not None)
     assert tables == [str(tmp_path / f"{key_of(r)}.table") for r in builtin_rules()]
     by_key = {key_of(v.rules()): v.id for v in VARIANTS.values()}
     assert sorted(by_key[p.rsplit("/", 1)[1].split(".")[0]] for p in followed) == ["kniffel", "yahtzee", "yatzy"]
     assert all(p.endswith(".outcomes.table") for p in followed)
-    assert [p for _, p, outcomes in ahead_files(str(tmp_path), outcomes=False) if outcomes] == []
+    assert [p for _, p, table in ahead_files(str(tmp_path), outcomes=False) if table is not None] == []
 
 
 def test_outcomes_wait_for_their_table_and_for_the_folders_one_place(tmp_path):
-    spec, path, _ = next(p for p in ahead_files(str(tmp_path)) if p[2])
-    assert _ahead_outcomes(str(tmp_path), spec, path) == BUSY  # no table yet: looked at again later
+    spec, _, table = next(p for p in ahead_files(str(tmp_path)) if p[2] is not None)
+    assert _ahead_outcomes(str(tmp_path), spec, table) == BUSY  # no table yet: looked at again later
     assert not (tmp_path / "outcomes.lock").exists()
 
 
@@ -45,7 +47,7 @@ def test_an_app_starts_no_builder_when_everything_planned_is_there(tmp_path):
     for _, path, _ in ahead_files(str(folder)):
         open(path, "wb").close()  # stand-ins: this test is about the plan, not the builds
     assert fresh_app(tmp_path, folder, SOLVER_BUILD_AHEAD=True).extensions["anotador.tables"].ahead_process is None
-    (folder / next(p for p in ahead_files(str(folder)) if p[2])[1].rsplit("/", 1)[1]).unlink()
+    (folder / next(p for p in ahead_files(str(folder)) if p[2] is not None)[1].rsplit("/", 1)[1]).unlink()
     # one outcomes file missing: built ahead, unless the operator said tables only
     only_tables = fresh_app(tmp_path, folder, SOLVER_BUILD_AHEAD=True, SOLVER_OUTCOMES_AHEAD=False)
     assert only_tables.extensions["anotador.tables"].ahead_process is None

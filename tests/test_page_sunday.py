@@ -39,6 +39,12 @@ def _enter(page, dice):
         page.get_by_role("button", name=ADD.format(face), exact=True).click()
 
 
+def _answer_building(route, retry_after: int) -> None:
+    """Answer as a server still building its table: 503 with Retry-After."""
+    route.fulfill(status=503, headers={"Retry-After": str(retry_after), "Content-Type": "application/problem+json"},
+                  body='{"type": "tag:anotador,2026:problem:table-building", "status": 503}')
+
+
 def _building_once(asked: list, retry_after: int):
     """A route handler: the first request answered as a server still building its table (503, Retry-After), the
     next ones passed on; each request's URL put in ``asked``."""
@@ -46,9 +52,8 @@ def _building_once(asked: list, retry_after: int):
         asked.append(route.request.url)
         if len(asked) > 1:
             route.continue_()
-            return
-        route.fulfill(status=503, headers={"Retry-After": str(retry_after), "Content-Type": "application/problem+json"},
-                      body='{"type": "tag:anotador,2026:problem:table-building", "status": 503}')
+        else:
+            _answer_building(route, retry_after)
     return handle
 
 
@@ -56,11 +61,10 @@ def _building_while(held: list, retry_after: int):
     """A route handler: every request answered as a server still building its table (503, Retry-After) for as
     long as ``held`` is not empty, then passed on: the waiting state lasts until the test has looked at it."""
     def handle(route):
-        if not held:
+        if held:
+            _answer_building(route, retry_after)
+        else:
             route.continue_()
-            return
-        route.fulfill(status=503, headers={"Retry-After": str(retry_after), "Content-Type": "application/problem+json"},
-                      body='{"type": "tag:anotador,2026:problem:table-building", "status": 503}')
     return handle
 
 

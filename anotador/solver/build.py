@@ -177,16 +177,16 @@ def builtin_rules() -> list:
     return sorted((variant.rules() for variant in VARIANTS.values()), key=store.states_of)
 
 
-def ahead_files(folder: str, outcomes: bool = True) -> list[tuple[dict, str, bool]]:
-    """What is built ahead for the built-in variants, in order: (rule set, path, is outcomes) of every table,
-    then (``outcomes``) of the outcomes of those whose early chances are sampled (the Yahtzee family: a new
-    game's chances must not wait the minute a first build takes)."""
+def ahead_files(folder: str, outcomes: bool = True) -> list[tuple[dict, str, str | None]]:
+    """What is built ahead for the built-in variants, in order: (rule set, path, the table it follows or None)
+    of every table, then (``outcomes``) of the outcomes of those whose early chances are sampled (the Yahtzee
+    family: a new game's chances must not wait the minute a first build takes)."""
     from .sampled import refusal
     from .chances import exact_for
 
     rules = builtin_rules()
-    tables = [(r.spec(), store.table_path(folder, store.key_of(r)), False) for r in rules]
-    followed = [(r.spec(), outcomes_path(store.table_path(folder, store.key_of(r))), True) for r in rules
+    tables = [(r.spec(), store.table_path(folder, store.key_of(r)), None) for r in rules]
+    followed = [(spec, outcomes_path(table), table) for (spec, table, _), r in zip(tables, rules)
                 if outcomes and exact_for(r) is not None and refusal(r) is None]
     return tables + followed
 
@@ -202,13 +202,13 @@ def ahead(folder: str, lock_fd: int | None = None, outcomes: bool = True) -> int
     try:
         plan = ahead_files(folder, outcomes)
         for attempt in range(3):  # a file another process was building: looked at again at the end
-            left = [(spec, path, outcomes) for spec, path, outcomes in plan if not os.path.exists(path)]
+            left = [(spec, path, table) for spec, path, table in plan if not os.path.exists(path)]
             if not left:
                 break
             store.write(fd, {"pid": os.getpid(),
                              "plan": [os.path.basename(path)[:-len(store.TABLE)] for _, path, _ in left]})
-            busy = [_ahead_outcomes(folder, spec, path) if outcomes else build(spec, path)
-                    for spec, path, outcomes in left]
+            busy = [build(spec, path) if table is None else _ahead_outcomes(folder, spec, table)
+                    for spec, path, table in left]
             if BUSY in busy:
                 time.sleep(2 * attempt + 1)
     finally:
@@ -216,10 +216,9 @@ def ahead(folder: str, lock_fd: int | None = None, outcomes: bool = True) -> int
     return BUILT
 
 
-def _ahead_outcomes(folder: str, spec: dict, path: str) -> int:
-    """Build the outcomes at ``path`` once its table is there, in the folder's one place for an outcomes build
-    (:data:`~.folder.OUTCOMES_SLOT`); :data:`BUSY` when the table or the place is not ready yet."""
-    table = path[:-len(OUTCOMES + store.TABLE)] + store.TABLE
+def _ahead_outcomes(folder: str, spec: dict, table: str) -> int:
+    """Build the outcomes of the table at ``table`` once it is there, in the folder's one place for an outcomes
+    build (:data:`~.folder.OUTCOMES_SLOT`); :data:`BUSY` when the table or the place is not ready yet."""
     if not os.path.exists(table):
         return BUSY
     slot_path = os.path.join(folder, store.OUTCOMES_SLOT)
