@@ -11,6 +11,8 @@ import pytest
 
 from anotador.rules import VARIANTS, build_rules, find_variant
 from anotador.solver import folder as store
+from anotador.outlooks import retry_after
+from anotador.solver.build import kind_of
 from anotador.solver.folder import key_of
 
 from .test_api_advice import fresh_app, wait_for
@@ -298,30 +300,35 @@ def cameroon(n: int) -> dict:
 
 
 @pytest.mark.slow
-def test_every_retry_after_is_met(tmp_path):
-    """Asked again when Retry-After says, the table is there, once the folder has measured its builds.
+def test_every_retry_after_is_measured_and_followed(tmp_path):
+    """Once the folder has measured a kind of build, the next one's Retry-After is that measure, and following it gets the table.
 
-    The first build of a kind is estimated from a default rate; its own
-    progress then corrects the next answers, and its end leaves the rate
-    measured for every later build of that kind.
+    The first build of a kind is estimated from a default rate; its end
+    leaves the rate measured for every later build of that kind. Whether
+    the measure is then met depends on what else the machine runs (a build
+    is niced): how often it is, unloaded, is bench/advice.py's figure.
     """
-    app = fresh_app(tmp_path, tmp_path / "t", SOLVER_CLIENT_BUILDS_PER_HOUR=50)
+    folder = tmp_path / "t"
+    app = fresh_app(tmp_path, folder, SOLVER_CLIENT_BUILDS_PER_HOUR=50)
     client = app.test_client()
     for body in (generala(1), cameroon(1)):  # measured here, on this machine, under this load
         wait_for(client, body, seconds=120)
     for body in (generala(2), cameroon(2)):
+        rules = build_rules(body["rules"])
+        kind = kind_of(rules)
+        measured = store.seconds_left(str(folder), kind, store.states_of(rules))
+        assumed = store.STARTUP_SECONDS + store.states_of(rules) / store.DEFAULT_RATES[kind]
+        assert measured != pytest.approx(assumed, rel=1e-3)  # the folder's own figures, not the defaults
         r = client.post("/api/v1/advice", json=body)
         assert r.status_code == 503
-        time.sleep(int(r.headers["Retry-After"]))
-        again = client.post("/api/v1/advice", json=body)
-        if again.status_code == 503:
-            # The suite's other worker can take the core from a niced build at any moment: then the build
-            # is at most a moment behind its measure, never a second estimate as long as the first.
-            assert int(again.headers["Retry-After"]) <= max(2, int(r.headers["Retry-After"]) // 4), (
-                r.headers["Retry-After"], again.headers["Retry-After"])
-            time.sleep(int(again.headers["Retry-After"]))
-            again = client.post("/api/v1/advice", json=body)
-        assert again.status_code == 200, r.headers["Retry-After"]
+        assert retry_after(measured) - 1 <= int(r.headers["Retry-After"]) <= retry_after(measured)
+        asked = 1
+        while r.status_code == 503:
+            assert asked < 30, r.headers["Retry-After"]  # every answer is from the build's own progress
+            time.sleep(int(r.headers["Retry-After"]))
+            r = client.post("/api/v1/advice", json=body)
+            asked += 1
+        assert r.status_code == 200
 
 
 def test_a_build_under_way_is_timed_by_its_progress(tmp_path):
