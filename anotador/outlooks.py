@@ -31,7 +31,7 @@ from .solver.build import OUTCOMES, outcomes_kind
 from .solver.chances import NotExact, Outlook, exact_for
 from .solver.folder import key_of
 from .solver.late import LateOutlook, late_sheets
-from .solver.sampled import SampledOutlook, read_outcomes, refusal
+from .solver.sampled import OpeningOutlook, SampledOutlook, read_outcomes, refusal
 
 if TYPE_CHECKING:  # pragma: no cover
     from .advice import Table
@@ -149,10 +149,11 @@ class Outlooks:
         return found
 
     def chances_outlook(self, rules: RuleSet, sheets: Sequence[Mapping[str, int]], client: str | None = None,
-                        game: bool = False, early: bool = True) -> "Outlook | LateOutlook | SampledOutlook":
+                        game: bool = False, early: bool = True) -> "Outlook | LateOutlook | SampledOutlook | OpeningOutlook":
         """What who-is-winning reads for players at these sheets: every state's outlook (:meth:`outlook`), or for
         rules whose sheets hold more than their boxes the last rounds' (:meth:`late_outlook`), before them the
-        sampled one (:meth:`sampled_outlook`: ``early``; built for a stored ``game`` only). Otherwise refused
+        sampled one (:meth:`sampled_outlook`: ``early``; built for a stored ``game`` only; while it is built, a game
+        before its first turn reads the shipped opening, :class:`~.solver.sampled.OpeningOutlook`). Otherwise refused
         (:class:`~anotador.solver.chances.NotExact`, a 501) before any table is asked for."""
         if exact_for(rules) is None:
             return self.outlook(rules, client, game)
@@ -164,7 +165,16 @@ class Outlooks:
         except NotExact:
             if not early:
                 raise
-            return self.sampled_outlook(rules, client, game)
+            try:
+                return self.sampled_outlook(rules, client, game)
+            except TableBuilding:
+                # its outcomes being built (the one-time minutes of a new installation): a game before its first
+                # turn has the figures shipped for a built-in rule set, the very ones the outcomes will give
+                late = self.late.get(key_of(rules))
+                opening = None if late is None or any(sheets) else OpeningOutlook.of(late)
+                if opening is None:
+                    raise
+                return opening
         return self.late_outlook(rules, client, game)
 
     def sampled_outlook(self, rules: RuleSet, client: str | None = None, game: bool = True) -> SampledOutlook:

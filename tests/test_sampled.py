@@ -254,3 +254,83 @@ def test_the_folder_keeps_four_outcomes_files_of_house_rules_besides_the_built_i
     assert OUTCOMES_KEPT == 4
     assert outcomes == sorted(f"{k}{OUTCOMES}.table" for k in [builtin, *house[-4:]])
     assert all(f"{k}.table" in left for k in [builtin, *house])  # every table stays (100 kept)
+
+
+# -- the shipped openings: a new installation's first chances ----------------------------------------------------
+
+
+def test_every_built_in_sampled_variant_ships_its_opening():
+    """anotador/solver/openings.json holds, for each built-in rule set whose early chances are sampled, the samples
+    of an empty sheet under today's rules and solver (its key is the table's): a change of either fails here until
+    ``python -m anotador.solver.build --openings FOLDER`` writes the file again."""
+    from anotador.rules.variants import VARIANTS
+    from anotador.solver.folder import key_of
+    from anotador.solver.sampled import OPENINGS, SEED
+
+    shipped = json.loads(Path(OPENINGS).read_text())
+    wanted = {key_of(v.rules()): v.id for v in VARIANTS.values() if sampled_for(v.rules())}
+    assert set(wanted.values()) == {"yahtzee", "kniffel", "yatzy"}
+    assert set(shipped) == set(wanted)
+    for key, variant in wanted.items():
+        found = shipped[key]
+        assert found["variant"] == variant and found["games"] == GAMES and found["seed"] == SEED
+        assert sum(found["counts"]) == GAMES and found["counts"][0] > 0 and found["counts"][-1] > 0
+
+
+@pytest.mark.slow
+def test_the_shipped_yahtzee_opening_is_the_outcomes_own_sample(yahtzee_sampled):
+    """The same 40,000 games the outcomes draw for an empty sheet, count for count: the figures a new game reads
+    while its outcomes are built are the ones it reads after."""
+    from anotador.solver.sampled import OpeningOutlook
+
+    opening = OpeningOutlook.of(yahtzee_sampled.late)
+    start = yahtzee_sampled.row_of({})
+    assert np.array_equal(opening.remaining(start), yahtzee_sampled.remaining(start))
+    rules = yahtzee_sampled.late.rules
+    for players in (2, 6, 12):
+        game = position(rules, 0, [{} for _ in range(players)])
+        shipped, drawn = game_chances(opening, game), game_chances(yahtzee_sampled, game)
+        assert [c.chance for c in shipped] == pytest.approx([1 / players] * players, abs=1e-12)
+        assert shipped == drawn
+
+
+def test_a_new_yahtzee_game_has_its_chances_while_the_outcomes_are_built(tmp_path):
+    """A new installation: the tables are built, the outcomes not yet (minutes of a core, once). A game's
+    chances before its first turn come at once, from the shipped opening; after it, a 503 until the
+    outcomes are there."""
+    from anotador.solver.build import OUTCOMES
+    from anotador.solver.folder import key_of, table_path
+
+    from .conftest import SOLVER_DIR, Table, built_in_run_folder, migrated_app
+
+    rules = find_variant("yahtzee").rules()
+    key = key_of(rules)
+    solver, V = built_in_run_folder("yahtzee")
+    folder = tmp_path / "t"
+    folder.mkdir()
+    shutil.copy(table_path(SOLVER_DIR, key), table_path(str(folder), key))
+    app = migrated_app(f"sqlite:///{tmp_path / 'a.sqlite'}", SOLVER_DIR=str(folder), SOLVER_BUILD_AHEAD=False)
+    tables = app.extensions["anotador.tables"]
+    client = app.test_client()
+    try:
+        for players in (2, 6, 12):
+            r = client.post("/api/v1/games", json={"variant": "yahtzee",
+                                                   "players": [f"Jugador {i + 1}" for i in range(players)]})
+            assert r.status_code == 201
+            table = Table(client, r.get_json())
+            r = client.get(table.url("/chances"))
+            assert r.status_code == 200, r.get_json()
+            body = r.get_json()
+            assert body["method"] == "sampled"
+            assert [p["chance"] for p in body["players"]] == pytest.approx([1 / players] * players, abs=1e-5)
+            for p in body["players"]:
+                assert p["expected_final"] == pytest.approx(float(V[solver.space.state_of({})]), abs=1e-5)
+                assert 0 < p["final_total"]["p5"] < p["final_total"]["p50"] < p["final_total"]["p95"]
+        assert key + OUTCOMES in tables.builds  # the outcomes are on their way all the same
+        table.turn(0, "chance", [6, 6, 5, 5, 4])
+        r = client.get(table.url("/chances"))
+        assert r.status_code == 503 and int(r.headers["Retry-After"]) >= 1
+    finally:
+        for spawned in tables.builds.values():
+            spawned.process.kill()
+            spawned.process.wait()

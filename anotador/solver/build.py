@@ -5,7 +5,10 @@ table (SPAWNED: when the server started the process, for its start-up time); ``p
 built-in variant's table that is missing, smallest first, then the Yahtzee family's outcomes (``--ahead-tables``: the tables only);
 ``python -m anotador.solver.build --outcomes RULES_JSON PATH SPAWNED`` follows
 every state's turn of the rule set whose table is at PATH into its outcomes
-file (:mod:`.sampled`: the Yahtzee family's chances before its last rounds).
+file (:mod:`.sampled`: the Yahtzee family's chances before its last rounds);
+``python -m anotador.solver.build --openings FOLDER`` prints what
+``anotador/solver/openings.json`` ships (a release's step when a rule or the
+solver changes: tests/test_sampled.py says when).
 
 The web server starts these and keeps answering: a build holds no lock a
 request waits for, and its work (seconds of numpy) runs on its own core at
@@ -231,6 +234,25 @@ def _ahead_outcomes(folder: str, spec: dict, table: str) -> int:
         store.release(slot, slot_path)
 
 
+def openings(folder: str) -> str:
+    """The built-in variants' opening samples (:data:`.sampled.OPENINGS`), from their tables and outcomes built in
+    ``folder`` first (a few minutes of one core the first time)."""
+    from ..rules import build_rules
+    from .late import LateOutlook
+    from .sampled import SampledOutlook, openings as samples, read_outcomes
+    from .solve import Solver
+
+    ahead(folder)
+    found = []
+    for spec, path, table in ahead_files(folder):
+        if table is not None:
+            rules = build_rules(spec)
+            values = store.read_table(table, rules)
+            late = LateOutlook(Solver(rules), values)
+            found.append(SampledOutlook(late, read_outcomes(path, late.solver, late.V)))
+    return json.dumps(samples(found), indent=1, sort_keys=True)
+
+
 def main(argv: list[str]) -> int:
     try:
         os.nice(10)  # the server's requests come first
@@ -238,6 +260,9 @@ def main(argv: list[str]) -> int:
         pass
     if len(argv) in (2, 3) and argv[0] in ("--ahead", "--ahead-tables"):  # FOLDER [LOCK FD]
         return ahead(argv[1], int(argv[2]) if len(argv) == 3 else None, outcomes=argv[0] == "--ahead")
+    if len(argv) == 2 and argv[0] == "--openings":  # FOLDER: sampled.OPENINGS's text, on stdout
+        print(openings(argv[1]))
+        return BUILT
     if len(argv) in (4, 5) and argv[0] == "--outcomes":  # RULES PATH SPAWNED [CLIENT]
         return build_outcomes(json.loads(argv[1]), argv[2], spawned=float(argv[3]),
                               client=argv[4] if len(argv) == 5 and argv[4] else None)

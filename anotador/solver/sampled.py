@@ -34,6 +34,7 @@ formats and the sha256 of both parts, checked when a worker loads the file.
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 from typing import TYPE_CHECKING, Callable, Mapping, Sequence
 
@@ -41,7 +42,7 @@ import numpy as np
 
 from ..lru import LRU
 from . import forward
-from .chances import Prospect, exact_for
+from .chances import NotExact, Prospect, exact_for
 from .folder import key_of
 from .header import CorruptTable, NotATable, header_bytes, read_header
 from .late import LATE_OPEN, LateOutlook, refused
@@ -296,11 +297,94 @@ class SampledOutlook:
     def prospect(self, row: int, base: int, sheet: Mapping[str, int], first: int) -> Prospect:
         return Prospect(self.finish_of(row), self.instant_of(row), base, 0, first)
 
+    def counts(self, state: int) -> np.ndarray:
+        """Of :data:`GAMES` games from this state, how many score each number of points to come."""
+        points = self.outcomes.play_out(state, GAMES, np.random.default_rng([SEED, state]))
+        return np.bincount(np.minimum(points, self.P - 1), minlength=self.P)
+
     def _sample(self, state: int) -> np.ndarray:
         found = self.kept.get(state)
         if found is None:
-            points = self.outcomes.play_out(state, GAMES, np.random.default_rng([SEED, state]))
-            found = np.bincount(np.minimum(points, self.P - 1), minlength=self.P) / GAMES
+            found = self.counts(state) / GAMES
             found.setflags(write=False)
             self.kept.put(state, found)
         return found
+
+
+#: The built-in variants' opening samples (:func:`openings`), shipped with the package.
+OPENINGS = os.path.join(os.path.dirname(__file__), "openings.json")
+
+
+def openings(outlooks: Sequence[SampledOutlook]) -> dict:
+    """What :data:`OPENINGS` holds: each rule set's samples from an empty sheet, as :class:`SampledOutlook`
+    draws them, by table key (``python -m anotador.solver.build --openings FOLDER`` writes it)."""
+    out = {}
+    for outlook in outlooks:
+        counts = outlook.counts(int(outlook.space.state_of({})))
+        used = np.flatnonzero(counts)
+        out[key_of(outlook.late.solver.rules)] = {
+            "variant": outlook.late.solver.rules.variant.id, "games": GAMES, "seed": SEED, "low": int(used[0]),
+            "counts": counts[used[0]:used[-1] + 1].tolist()}
+    return out
+
+
+class OpeningOutlook:
+    """Who is winning before anyone has played, for a built-in rule set whose outcomes are still being built: each
+    empty sheet's sampled points to come as shipped (:data:`OPENINGS`, the very samples :class:`SampledOutlook`
+    draws), the table's mean. Covers only games whose sheets are all empty."""
+
+    G = 1
+    most_generalas = False
+
+    def __init__(self, late: LateOutlook, distribution: np.ndarray) -> None:
+        self.late, self.space = late, late.space
+        self.start = int(self.space.state_of({}))
+        self.distribution = distribution
+        self._none = np.zeros(self.space.nb + 1)
+
+    @classmethod
+    def of(cls, late: LateOutlook) -> "OpeningOutlook | None":
+        """The shipped opening of the late outlook's rule set, or None when none is shipped for it."""
+        try:
+            with open(OPENINGS) as f:
+                found = json.load(f).get(key_of(late.solver.rules))
+        except (OSError, ValueError):
+            return None
+        if not found or found.get("games") != GAMES or found.get("seed") != SEED:
+            return None
+        counts = np.zeros(late.P, dtype=np.int64)
+        counts[found["low"]:found["low"] + len(found["counts"])] = found["counts"]
+        distribution = counts / GAMES
+        distribution.setflags(write=False)
+        return cls(late, distribution)
+
+    def covers(self, game: "Game") -> None:
+        """Games before their first turn only."""
+        if any(game.sheets[i] for i in range(game.players)):
+            raise NotExact("the shipped opening covers empty sheets only")
+
+    def row_of(self, sheet: dict[str, int]) -> int:
+        if sheet:
+            raise NotExact("the shipped opening covers empty sheets only")
+        return self.start
+
+    def sampled(self, row: int) -> bool:
+        return True
+
+    def prepare(self, rows: Sequence[int]) -> None:
+        """Nothing to work out."""
+
+    def remaining(self, row: int) -> np.ndarray:
+        return self.distribution
+
+    def mean(self, row: int) -> float:
+        return float(self.late.V[row])
+
+    def finish_of(self, row: int) -> np.ndarray:
+        return self.distribution[None, :]
+
+    def instant_of(self, row: int) -> np.ndarray:
+        return self._none
+
+    def prospect(self, row: int, base: int, sheet: Mapping[str, int], first: int) -> Prospect:
+        return Prospect(self.finish_of(row), self.instant_of(row), base, 0, first)
