@@ -21,7 +21,10 @@ address ``SOLVER_CLIENT_BUILDS`` at a time and ``SOLVER_CLIENT_BUILDS_PER_HOUR``
 an hour (past those: :class:`TooManyBuilds`, 429). A stored game's rule set
 (its analysis) takes the place of a build sent anonymously when none is
 free; a build nobody asks for any more stops. The folder keeps the
-``SOLVER_KEEP`` tables used last besides the built-in ones.
+``SOLVER_KEEP`` tables used last besides the built-in ones, and within
+``SOLVER_DISK_BYTES`` (:meth:`Tables._make_room`): a build starts only once
+the files there, the builds under way at their most and its own fit, the
+house rules' files used least lately removed to make room.
 """
 
 from __future__ import annotations
@@ -31,6 +34,7 @@ import json
 import logging
 import math
 import os
+import re
 import subprocess
 import sys
 import threading
@@ -48,13 +52,23 @@ from .solver import folder as store
 from .outlooks import Outlooks, Spawned, TableBuilding, read_or_set_aside, retry_after
 from .solver.build import ABANDONED, BUILT, BUSY, OUTCOMES, ahead_files, build, builtin_rules, kind_of
 from .solver.folder import key_of
+from .solver.sampled import outcomes_bytes, sampled_for
 
 log = logging.getLogger(__name__)
 
+#: A rule set's key, as its files in the folder start (:func:`~.solver.folder.key_of`).
+KEY = re.compile(r"[0-9a-f]{24}")
 #: Clients whose builds of the last hour each worker remembers (the newest).
 CLIENTS_KEPT = 10_000
 #: Seconds between two prunings of the folder at most, while requests come (a load prunes it too).
 PRUNE_EVERY = 300
+
+
+class FolderFull(Exception):
+    """The advisor's folder has no room for this build within ``SOLVER_DISK_BYTES``, even without every house
+    rule set's file: the built-in variants' take it (the operator's setting is too small for these rules)."""
+
+    retry_after = 3600
 
 
 class TooManyBuilds(Exception):
@@ -76,8 +90,9 @@ class Tables(Outlooks):
     """One app's tables: memory (an LRU) in front of a folder, and the builds under way."""
 
     def __init__(self, folder: str, capacity: int = 8, builds: int = 2, keep: int = 100, per_client: int = 1,
-                 per_hour: int = 20, ahead: bool = True, outcomes_ahead: bool = True) -> None:
+                 per_hour: int = 20, ahead: bool = True, outcomes_ahead: bool = True, disk: int = 4 << 30) -> None:
         self.folder = folder
+        self.disk = max(1, disk)
         self.capacity = max(1, capacity)
         self.max_builds = max(1, builds)
         self.keep = max(1, keep)
@@ -165,6 +180,7 @@ class Tables(Outlooks):
             raise TableBuilding(self._builtin_wait(rules, key, under_way))
         with self.lock:
             self._may_start(client, game, self._charged(under_way), rules)
+            self._make_room(store.table_bytes(store.states_of(rules)), under_way)
             self._spawn(rules, key, client, game, builtin=False)
             self._started(client)
         raise TableBuilding(retry_after(self._estimate(rules)))
@@ -243,6 +259,48 @@ class Tables(Outlooks):
         victim = max(anonymous, key=lambda b: b.started)  # the least work lost
         log.info("stopping the advisor's build %s for a stored game's", victim.key)
         store.want(store.lock_path(self.folder, victim.key), 1)  # its builder stops within a second
+
+    def _make_room(self, need: int, under_way: dict[str, store.Build]) -> None:
+        """Make room for a new build of ``need`` bytes at most within :attr:`disk`: the folder's files, and every
+        build under way at its most (an outcomes build twice: its records, then the file they are copied into),
+        with the house rules' files used least lately removed as long as they do not fit. Else
+        :class:`TableBuilding` when builds under way hold the room, :class:`FolderFull` when they do not."""
+        reserved = sum(2 * outcomes_bytes(b.states) if b.kind.endswith(OUTCOMES) else store.table_bytes(b.states)
+                       for b in under_way.values())
+        busy = {key.removesuffix(OUTCOMES) for key in under_way}
+        used, removable = 0, []
+        try:
+            entries = list(os.scandir(self.folder))
+        except OSError:
+            entries = []
+        for entry in entries:
+            key = entry.name.split(".", 1)[0]
+            try:
+                info = entry.stat()
+            except OSError:
+                continue
+            if key in busy and ".tmp" in entry.name:
+                continue  # a build under way's own, counted at its most above
+            used += info.st_size
+            if KEY.fullmatch(key) and key not in busy and key not in self.builtin and entry.name in (
+                    key + store.TABLE, key + OUTCOMES + store.TABLE, key + ".json"):
+                removable.append((info.st_mtime, info.st_size, entry.path))
+        removable.sort()
+        while used + reserved + need > self.disk and removable:
+            _, size, path = removable.pop(0)
+            try:
+                os.remove(path)
+                used -= size
+            except OSError:
+                pass
+        if used + reserved + need <= self.disk:
+            return
+        log.warning("the advisor's folder %s has no room for a build of %d bytes within %d (%d used, %d under way)",
+                    self.folder, need, self.disk, used, reserved)
+        if under_way:
+            raise TableBuilding(retry_after(min(self._left(b) for b in under_way.values())))
+        raise FolderFull(f"The server's room for the advisor's tables ({self.disk} bytes) is taken by the built-in "
+                         f"variants'; these rules need {need} bytes more.")
 
     def _builtin_wait(self, rules: RuleSet, key: str, under_way: dict[str, store.Build]) -> int:
         """A built-in table not built yet: built ahead (started now if need be); how long until it is."""
@@ -349,7 +407,12 @@ def init_app(app: Flask) -> None:
         folder, int(config.get("SOLVER_TABLES") or 8), int(config.get("SOLVER_BUILDS") or 2),
         int(config.get("SOLVER_KEEP") or 100), int(config.get("SOLVER_CLIENT_BUILDS") or 1),
         int(config.get("SOLVER_CLIENT_BUILDS_PER_HOUR") or 20), bool(config.get("SOLVER_BUILD_AHEAD", True)),
-        bool(config.get("SOLVER_OUTCOMES_AHEAD", True)))
+        bool(config.get("SOLVER_OUTCOMES_AHEAD", True)), int(config.get("SOLVER_DISK_BYTES") or 4 << 30))
+    builtin = sum(store.table_bytes(store.states_of(rules)) + (outcomes_bytes(store.states_of(rules))
+                  if sampled_for(rules) else 0) for rules in tables.builtin.values())
+    if builtin > tables.disk:
+        log.warning("ANOTADOR_SOLVER_DISK_BYTES (%d) is less than the built-in variants' files at their most (%d): "
+                    "no house rules' table will be built", tables.disk, builtin)
     try:  # what builders killed before this start left behind (their locks, half-written files)
         store.remove_stale(folder)
     except OSError:

@@ -83,6 +83,9 @@ class Defaults:
     SOLVER_CLIENT_BUILDS_PER_HOUR = 20
     #: Tables kept on disk, the last used, besides the built-in variants' (house rules make any number).
     SOLVER_KEEP = 100
+    #: Bytes the advisor's folder may hold: its files, and the builds under way at their most. House rules'
+    #: files go first, the used least lately; the built-in variants' (1.3 GB) are kept whatever it says.
+    SOLVER_DISK_BYTES = 4 << 30
     #: Play to win (advice with opponents) weighs every sheet a roll leads to against each opponent's:
     #: the share of a core each worker may spend on it, the share one client address may, and the seconds
     #: either may spend at once before it must wait (anotador/weighing.py; past them, 429).

@@ -31,7 +31,7 @@ from .solver.build import OUTCOMES, outcomes_kind
 from .solver.chances import NotExact, Outlook, exact_for
 from .solver.folder import key_of
 from .solver.late import LateOutlook, late_sheets
-from .solver.sampled import OpeningOutlook, SampledOutlook, read_outcomes, refusal
+from .solver.sampled import OpeningOutlook, SampledOutlook, outcomes_bytes, read_outcomes, refusal
 
 if TYPE_CHECKING:  # pragma: no cover
     from .advice import Table
@@ -213,6 +213,7 @@ class Outlooks:
             if key not in self.builds:
                 # charged like a table build: to the address, and counted among the builds under way
                 self._may_start(client, game, self._charged(under_way), rules)
+                self._make_room(2 * outcomes_bytes(store.states_of(rules)), under_way)
                 # the folder's one place, taken before the builder starts (which inherits it): two servers, or
                 # two workers, asked at the same moment start one build, not two
                 slot = store.take(os.path.join(self.folder, store.OUTCOMES_SLOT))

@@ -51,6 +51,7 @@ SETTINGS: dict[str, Setting] = {
     "SOLVER_CLIENT_BUILDS": Setting("int", 1),
     "SOLVER_CLIENT_BUILDS_PER_HOUR": Setting("int", 1),
     "SOLVER_KEEP": Setting("int", 1),
+    "SOLVER_DISK_BYTES": Setting("int", 1),
     "SOLVER_BUILD_AHEAD": Setting("bool"),
     "SOLVER_OUTCOMES_AHEAD": Setting("bool"),
     "TO_WIN_SHARE": Setting("number", 0.001),

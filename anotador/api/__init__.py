@@ -5,7 +5,7 @@ from __future__ import annotations
 from flask import Blueprint, Flask
 
 from .. import sheets
-from ..advice import TableBuilding, TooManyBuilds
+from ..advice import FolderFull, TableBuilding, TooManyBuilds
 from ..errors import TYPE_BASE, Problem, ValidationProblem, render
 from ..printing import SheetOptionError
 from ..solver.chances import NotExact
@@ -80,6 +80,9 @@ def domain_problem(exc: Exception) -> Problem:
     if isinstance(exc, TooMuchWeighing):
         return DomainProblem(429, "play-to-win-limit", "Too Many Requests", exc.message,
                              headers=[("Retry-After", str(exc.retry_after))])
+    if isinstance(exc, FolderFull):
+        return DomainProblem(503, "advisor-folder-full", "Service Unavailable", str(exc),
+                             headers=[("Retry-After", str(exc.retry_after))])
     if isinstance(exc, TableBuilding):
         return DomainProblem(503, "table-building", "Service Unavailable", str(exc),
                              headers=[("Retry-After", str(exc.retry_after))])
@@ -111,5 +114,5 @@ def init_app(app: Flask) -> None:
     app.register_blueprint(health.bp)
     for cls in (RulesError, SheetOptionError, sheets.GameNotFound, sheets.MesaNotFound, sheets.UnknownRegular, sheets.Unauthorized, sheets.Forbidden,
                 sheets.PreconditionFailed, sheets.Conflict, sheets.TooManyGames, sheets.IdempotencyMismatch,
-                TableBuilding, TooManyBuilds, TooMuchWeighing, NotExact):
+                TableBuilding, FolderFull, TooManyBuilds, TooMuchWeighing, NotExact):
         app.register_error_handler(cls, lambda exc: render(domain_problem(exc)))

@@ -157,6 +157,11 @@ def read_table(path: str, rules: "RuleSet"):
     return values.view(np.ndarray)
 
 
+def table_bytes(states: int) -> int:
+    """The most a table of ``states`` states takes on disk: its header, then a float64 a state."""
+    return HEADER_MAX + 8 * states
+
+
 def lock_path(folder: str, key: str) -> str:
     return os.path.join(folder, key + LOCK)
 

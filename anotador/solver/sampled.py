@@ -44,7 +44,7 @@ from ..lru import LRU
 from . import forward
 from .chances import NotExact, Prospect, exact_for
 from .folder import key_of
-from .header import CorruptTable, NotATable, header_bytes, read_header
+from .header import HEADER_MAX, CorruptTable, NotATable, header_bytes, read_header
 from .late import LATE_OPEN, LateOutlook, refused
 from .solve import SOLVER_VERSION, Solver
 
@@ -68,6 +68,19 @@ SLOTS_BITS = 16
 #: build peaks at 62 MiB; 4,096 at once took 95).
 BUILD_BATCH = 512
 SEED = 29
+#: The most an outcomes file may take a state (its slot and its records): a build that would pass it stops
+#: (:class:`OutcomesTooLarge`), so the folder's disk budget can count on it. The built-in rule sets keep well
+#: under it (tests/test_sampled.py).
+BYTES_PER_STATE = 768
+
+
+class OutcomesTooLarge(ValueError):
+    """Following this rule set's turns would take more than :data:`BYTES_PER_STATE` a state."""
+
+
+def outcomes_bytes(states: int) -> int:
+    """The most an outcomes file of ``states`` states takes on disk (its header, slots and records)."""
+    return HEADER_MAX + BYTES_PER_STATE * states
 
 
 def sampled_for(rules: "RuleSet") -> bool:
@@ -105,6 +118,7 @@ def _write_outcomes(path: str, tmp: str, solver: Solver, V: np.ndarray,
                     progress: Callable[[int], None] | None) -> int:
     space, rules = solver.space, solver.rules
     slots = np.zeros(space.size, dtype="<i8")
+    room = BYTES_PER_STATE * space.size - slots.nbytes  # for the records
     done = count = 0
     digest = hashlib.sha256()
     with open(tmp + ".records", "w+b") as records:
@@ -115,6 +129,9 @@ def _write_outcomes(path: str, tmp: str, solver: Solver, V: np.ndarray,
                 if sizes.max() >= 1 << SLOTS_BITS:
                     raise ValueError(f"a state's turn has {sizes.max()} outcomes, more than a state's slots count")
                 rec = alias_records(found, sizes)
+                if (count + len(rec)) * RECORD.itemsize > room:
+                    raise OutcomesTooLarge(f"{rules.variant.id}'s outcomes would take more than {BYTES_PER_STATE} "
+                                           f"bytes a state ({key_of(rules)})")
                 _copy(records, rec.tobytes(), digest)
                 starts = count + np.concatenate(([0], np.cumsum(sizes)[:-1]))
                 slots[space.index(mask, u, flags)] = starts << SLOTS_BITS | sizes
