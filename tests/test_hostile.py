@@ -73,6 +73,13 @@ VALID = [
     {"category": "sixes", "served": False},
     {"player": 0, "dice": [6, 5, 4, 3, 2]},
     {"variant": "generala", "players": 4, "names": ["Ana", "Beto"], "games": 2, "size": "a4", "lang": "es"},
+    # play to win, and a table of regulars: its creation, a game brought to it, a rename, a merge
+    {"variant": "generala", "dice": [6, 6, 6, 2, 3], "roll": 2, "sheet": {"ones": 3, "generala": 0},
+     "opponents": [{"sheet": {"twos": 6}}, {"sheet": {}, "bonus": 5}]},
+    {"name": "Los del domingo", "timezone": "America/Argentina/Buenos_Aires"},
+    {"game": "abc", "token": "x"},
+    {"name": "Abuela Pilar"},
+    {"into": 2},
 ]
 
 
@@ -102,9 +109,12 @@ bodies = st.one_of(
     texts.map(lambda t: t.encode("utf-8") + b"\xff\xfe\xed\xa0\x80"),           # not UTF-8
     st.binary(max_size=64),
 )
-queries = st.lists(st.tuples(st.sampled_from(["players", "names", "games", "size", "lang", "x"]),
+queries = st.lists(st.tuples(st.sampled_from(["players", "names", "games", "size", "lang", "x", "variant", "rules",
+                                              "since", "until", "cursor", "limit", "chances"]),
                              st.one_of(st.text(max_size=8), st.sampled_from(
-                                 ["%ED%A0%80", "%00", "%FF", "1e400", "NaN", "-1", "99999999999999999999"]))),
+                                 ["%ED%A0%80", "%00", "%FF", "1e400", "NaN", "-1", "99999999999999999999",
+                                  "9999-12-31", "0001-01-01", "2026-02-30", "generala", "true",
+                                  "WyIyMDI2LTAxLTAxVDAwOjAwOjAwIiwiXHVkODAwIl0", "0123456789abcdef"]))),
                    max_size=4)
 
 
@@ -118,29 +128,79 @@ def operations():
 OPS = sorted(operations())
 
 
+#: The surfaces added last (tables of regulars, win chances, play to win): fuzzed on PostgreSQL too.
+SURFACES = [(m, p) for m, p in OPS if "/tables" in p or p.endswith(("/chances", "/advice"))]
+
+
+class Target:
+    """A service under attack: a game of three recorded turns at a table of regulars, with their tokens."""
+
+    def __init__(self, app):
+        self.app, self.client = app, app.test_client()
+        client = self.client
+        r = client.post("/api/v1/tables", json={"name": "Los del domingo"})
+        assert r.status_code == 201
+        self.mesa = r.get_json()
+        self.mesa_auth = {"Authorization": f"Bearer {self.mesa['token']}"}
+        r = client.post("/api/v1/games", headers=self.mesa_auth,
+                        json={"variant": "generala", "players": ["Ana", "Beto", "Ceci"], "table": self.mesa["id"]})
+        assert r.status_code == 201, r.get_json()
+        game = r.get_json()
+        self.game_id, self.auth = game["id"], {"Authorization": f"Bearer {game['token']}"}
+        for player, category in ((0, "ones"), (1, "twos"), (2, "threes")):
+            r = client.post(f"/api/v1/games/{self.game_id}/turns", headers=self.auth,
+                            json={"player": player, "category": category, "scratch": True})
+            assert r.status_code == 201
+        self.player = client.get(f"/api/v1/tables/{self.mesa['id']}").get_json()["players"][0]["player"]
+        # the chances of these rules, made by a thread of the app's own: wait for them, as a client would
+        deadline = time.monotonic() + 60
+        while client.get(f"/api/v1/games/{self.game_id}/chances").status_code == 503 and time.monotonic() < deadline:
+            time.sleep(0.2)
+
+    def url(self, path: str) -> str:
+        return (path.replace("{game_id}", self.game_id).replace("{variant_id}", "generala").replace("{number}", "2")
+                .replace("{mesa_id}", self.mesa["id"]).replace("{player}", str(self.player)))
+
+    def headers(self, path: str) -> dict:
+        return self.mesa_auth if "/tables/" in path else self.auth
+
+    def stored(self) -> tuple:
+        """What is stored, as any client reads it: the game, and the table's standings and history."""
+        mesa = f"/api/v1/tables/{self.mesa['id']}"
+        return (self.client.get(f"/api/v1/games/{self.game_id}").get_json(), self.client.get(mesa).get_json(),
+                self.client.get(mesa + "/games").get_json())
+
+
 @pytest.fixture(scope="module")
 def table(tmp_path_factory, advice_tables):
-    """An app on a migrated SQLite file with one game of three recorded turns (and generala's advisor table)."""
+    """The target on a migrated SQLite file (and generala's advisor table)."""
     from .conftest import dispose, migrated_app
 
     app = migrated_app(f"sqlite:///{tmp_path_factory.mktemp('hostile')}/h.sqlite")
-    client = app.test_client()
-    game = client.post("/api/v1/games", json={"variant": "generala", "players": ["Ana", "Beto", "Ceci"]}).get_json()
-    auth = {"Authorization": f"Bearer {game['token']}"}
-    for player, category in ((0, "ones"), (1, "twos"), (2, "threes")):
-        r = client.post(f"/api/v1/games/{game['id']}/turns", headers=auth,
-                        json={"player": player, "category": category, "scratch": True})
-        assert r.status_code == 201
-    # the chances of these rules, made by a thread of the app's own: wait for them, as a client would
-    deadline = time.monotonic() + 60
-    while client.get(f"/api/v1/games/{game['id']}/chances").status_code == 503 and time.monotonic() < deadline:
-        time.sleep(0.2)
-    yield client, game["id"], auth
+    target = Target(app)
+    yield target.client, target.game_id, target.auth
     dispose(app)
 
 
-def _url(path: str, game_id: str) -> str:
-    return (path.replace("{game_id}", game_id).replace("{variant_id}", "generala").replace("{number}", "2"))
+@pytest.fixture(scope="module")
+def targets(tmp_path_factory, advice_tables, request):
+    """Each database's target, made when first asked for."""
+    from .conftest import dispose, migrated_app
+
+    made = {}
+
+    def target(db: str) -> Target:
+        if db not in made:
+            if db == "sqlite":
+                url = f"sqlite:///{tmp_path_factory.mktemp('hostile')}/h.sqlite"
+            else:
+                url = request.getfixturevalue("postgres_url")
+            made[db] = Target(migrated_app(url))
+        return made[db]
+
+    yield target
+    for t in made.values():
+        dispose(t.app)
 
 
 def _check(r) -> None:
@@ -153,21 +213,22 @@ def _check(r) -> None:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize(("method", "path"), OPS)
+@pytest.mark.parametrize(("db", "method", "path"), [("sqlite", m, p) for m, p in OPS] +
+                         [("postgresql", m, p) for m, p in SURFACES])
 @settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
 @given(body=bodies, query=queries)
-def test_hostile_requests_never_break_the_service(table, method, path, body, query):
-    client, game_id, auth = table
-    before = client.get(f"/api/v1/games/{game_id}").get_json()
+def test_hostile_requests_never_break_the_service(targets, db, method, path, body, query):
+    target = targets(db)
+    before = target.stored()
     qs = "&".join(f"{k}={v}" for k, v in query)
-    r = client.open(_url(path, game_id) + (f"?{qs}" if qs else ""), method=method, data=body,
-                    content_type="application/json", headers=auth)
+    r = target.client.open(target.url(path) + (f"?{qs}" if qs else ""), method=method, data=body,
+                           content_type="application/json", headers=target.headers(path))
     _check(r)
-    after = client.get(f"/api/v1/games/{game_id}").get_json()
+    after = target.stored()
     if r.status_code >= 400 or method == "GET":
         assert after == before  # an error changes nothing stored
-    if after["version"] != before["version"]:
-        assert after["players"] != before["players"] or after["status"] != before["status"]
+    if after[0]["version"] != before[0]["version"]:
+        assert after[0]["players"] != before[0]["players"] or after[0]["status"] != before[0]["status"]
 
 
 @pytest.mark.parametrize("body", [

@@ -225,10 +225,12 @@ MEANING_CHECKED = ["scoreRoll", "adviseRoll", "createGame", "recordTurn", "corre
                    "getVariantSheet",
                    # names and time zones as games check them, days in order, cursors of ours, regulars of the table
                    "createTable", "getTable", "listTableGames", "addTableGame", "renameTablePlayer",
-                   "mergeTablePlayer"]
+                   "mergeTablePlayer",
+                   # a schema-valid If-Match that is not the game's version (the stateful phase has the game)
+                   "undoTurn"]
 #: The advisor answers 503 with Retry-After while a rule set's table is built
 #: (documented): the fuzzer's house rules start builds of their own.
-ADVISOR = ["adviseRoll", "analyseGame"]
+ADVISOR = ["adviseRoll", "analyseGame", "gameChances", "getGameSheet"]
 FUZZ_CONFIG = schemathesis.config.SchemathesisConfig.from_dict({"operations": [
     {"include-operation-id": MEANING_CHECKED,
      "checks": {"positive_data_acceptance": {
@@ -247,3 +249,34 @@ schema = schemathesis.openapi.from_wsgi("/openapi.yaml", fuzz_app, config=FUZZ_C
 def test_schemathesis_fuzz(case):
     """Every check on, every phase: no 500, every answer as the spec says."""
     case.call_and_validate()
+
+
+#: Write tokens of the games and tables the stateful phase created, by id.
+TOKENS: dict[str, str] = {}
+
+
+class Sessions(schema.as_state_machine()):
+    """Schemathesis' stateful phase with the tokens a client keeps: each write goes with the token of the game or
+    table it names (created earlier in the sequence), so the sequences reach turns, chances, tables of regulars
+    and their players, not only 401s."""
+
+    def before_call(self, case):
+        for name in ("game_id", "mesa_id"):
+            token = TOKENS.get((case.path_parameters or {}).get(name))
+            if token is not None:
+                case.headers = {**(case.headers or {}), "Authorization": f"Bearer {token}"}
+
+    def after_call(self, response, case):
+        if response.status_code == 201:
+            body = response.json()
+            if isinstance(body, dict) and isinstance(body.get("id"), str) and isinstance(body.get("token"), str):
+                TOKENS[body["id"]] = body["token"]
+
+
+@pytest.mark.slow
+def test_schemathesis_stateful_with_real_ids_and_tokens():
+    """Sequences of calls chained by the spec's links (a game or table created, then read, played, brought
+    to a table, renamed, merged), every check on: no 500, every answer as the spec says."""
+    Sessions.run(settings=settings(max_examples=60, stateful_step_count=8, deadline=None,
+                                   suppress_health_check=list(HealthCheck)))
+    assert TOKENS  # the sequences created games and tables, and wrote with their tokens
