@@ -37,8 +37,8 @@ from functools import partial
 
 from gunicorn.workers import gthread
 
-#: Seconds a client has to send a whole request.
-REQUEST_TIMEOUT = float(os.environ.get("ANOTADOR_REQUEST_TIMEOUT", "10"))
+#: Seconds a client has to send a whole request (``ANOTADOR_REQUEST_TIMEOUT``).
+REQUEST_TIMEOUT = 10.0
 #: Bytes of headers a request may have before the parser (which refuses them
 #: with 400) is allowed to see it; gunicorn's own limits are smaller.
 MAX_HEADER_BYTES = 64 * 1024
@@ -46,9 +46,8 @@ MAX_HEADER_BYTES = 64 * 1024
 #: worker (0: no cap). Past it a new one is answered 503 and closed at once: a client that
 #: opens thousands of trickling sockets holds a few dozen, not the worker's
 #: every connection. Off behind a proxy (ANOTADOR_PROXY_HOPS), whose one
-#: address is everybody's and which reads requests whole itself.
-PER_ADDRESS = 0 if int(os.environ.get("ANOTADOR_PROXY_HOPS", "0") or 0) else int(
-    os.environ.get("ANOTADOR_BUFFERING_PER_ADDRESS", "32"))
+#: address is everybody's and which reads requests whole itself (``ANOTADOR_BUFFERING_PER_ADDRESS``).
+PER_ADDRESS = 32
 #: Body bytes buffered at most. The app refuses bodies past its own limit
 #: (16 KiB) with 413; past this the request goes to it at once.
 MAX_BODY_BYTES = 1024 * 1024
@@ -178,6 +177,15 @@ class _ProblemSocket:
         return getattr(self._sock, name)
 
 
+def worker_settings(environ) -> tuple[float, int]:
+    """The worker's own settings from the environment, read when a worker starts (never at import): the
+    seconds a request may take to arrive, and the connections one address may have arriving (0 behind a
+    proxy). The app checks the same variables when it is made (anotador/settings.py)."""
+    timeout = float(environ.get("ANOTADOR_REQUEST_TIMEOUT") or REQUEST_TIMEOUT)
+    behind_proxy = int(environ.get("ANOTADOR_PROXY_HOPS") or 0) > 0
+    return timeout, 0 if behind_proxy else int(environ.get("ANOTADOR_BUFFERING_PER_ADDRESS") or PER_ADDRESS)
+
+
 class BufferingWorker(gthread.ThreadWorker):
     """gunicorn's gthread worker, handing a thread only whole requests (see the module)."""
 
@@ -190,6 +198,7 @@ class BufferingWorker(gthread.ThreadWorker):
         super().handle_error(req, _ProblemSocket(client), addr, exc)
 
     def init_process(self) -> None:
+        self.request_timeout, self.per_address_cap = worker_settings(os.environ)
         #: connection → when it must have sent its request, oldest first
         self.buffering: dict = {}
         #: client address → its connections in ``buffering``
@@ -229,7 +238,7 @@ class BufferingWorker(gthread.ThreadWorker):
 
     def _take(self, client, address, listener) -> None:
         """A new connection: buffered until its request has arrived whole."""
-        if PER_ADDRESS and self.per_address.get(peer_of(address), 0) >= PER_ADDRESS:
+        if self.per_address_cap and self.per_address.get(peer_of(address), 0) >= self.per_address_cap:
             refuse(client)  # this address has its share of requests still arriving
             return
         self.nr_conns += 1
@@ -288,7 +297,7 @@ class BufferingWorker(gthread.ThreadWorker):
             return
         if len(self.buffering) >= self.max_buffering:
             self._drop(next(iter(self.buffering)))  # the oldest: the likeliest to be trickling on purpose
-        self.buffering[conn] = time.monotonic() + REQUEST_TIMEOUT
+        self.buffering[conn] = time.monotonic() + self.request_timeout
         peer = peer_of(conn.client)
         self.per_address[peer] = self.per_address.get(peer, 0) + 1
         self.poller.register(conn.sock, selectors.EVENT_READ, partial(self._on_readable, conn))

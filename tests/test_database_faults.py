@@ -97,7 +97,7 @@ def test_a_host_that_never_answers_is_503_within_the_connect_timeout(proxied):
     dispose(app)  # no pooled connection left: the next request must connect
     t = time.monotonic()
     _unavailable(client.get(game.url()))
-    assert time.monotonic() - t < 2 * 2 + 3  # connect_timeout 2 s (libpq may try twice)
+    assert time.monotonic() - t < 30  # connect_timeout 2 s (libpq may try twice), not TCP's minutes
     proxy.blackhole(False)
     assert client.get(game.url()).status_code == 200
 
@@ -115,7 +115,7 @@ def test_a_table_lock_is_503_after_the_lock_timeout_and_frees_the_worker(proxied
                                             json={"player": 0, "category": "ones", "scratch": True})):
             t = time.monotonic()
             _unavailable(do())
-            assert time.monotonic() - t < 5  # lock_timeout 1 s, not the lock's 40
+            assert time.monotonic() - t < 20  # lock_timeout 1 s, not the lock's 40
     finally:
         tx.rollback()
         conn.close()
@@ -146,7 +146,7 @@ def test_sqlite_another_writer_holding_the_lock_is_503_for_writes_only(sqlite_ap
         t = time.monotonic()
         _unavailable(client.post(game.url("/turns"), headers=game.auth,
                                  json={"player": 0, "category": "ones", "scratch": True}))
-        assert time.monotonic() - t < 3
+        assert time.monotonic() - t < 15  # busy timeout 0.5 s; the lock is held until the test lets go
         assert client.get(game.url()).status_code == 200  # WAL: readers never wait for a writer
     finally:
         other.execute("ROLLBACK")
@@ -169,7 +169,7 @@ def test_sqlite_a_stuck_writer_in_another_worker_is_503_not_a_hang(sqlite_app):
             th.start()
         for th in threads:
             th.join()
-        assert time.monotonic() - t < 3
+        assert time.monotonic() - t < 15  # busy timeout 0.5 s; the lock is held until the test lets go
         for r in results:
             _unavailable(r)
     finally:

@@ -12,7 +12,6 @@ import os
 import re
 import signal
 import socket
-import statistics
 import subprocess
 import sys
 import threading
@@ -98,8 +97,17 @@ def slow_clients(port: int, n: int, every: float, stop: threading.Event) -> thre
             s.close()
 
     t = threading.Thread(target=trickle, daemon=True)
+    t.socks = socks  # type: ignore[attr-defined]
     t.start()
     return t
+
+
+def unanswered(socks: list[socket.socket]) -> int:
+    """How many of these connections are still open with nothing answered (their requests still coming in)."""
+    import select
+
+    readable, _, _ = select.select(socks, [], [], 0)  # an answer, or a close, makes a socket readable
+    return len(socks) - len(readable)
 
 
 def timed_requests(port: int, n: int = 10) -> list[float]:
@@ -157,17 +165,18 @@ def test_thousands_of_trickling_sockets_from_one_address_leave_room_for_everybod
 
 @pytest.mark.slow
 def test_twenty_slow_clients_do_not_stall_scripts_serve(tmp_path):
-    with serve(tmp_path) as (_, port):
+    """Normal requests are answered while twenty slow ones are still coming in: none waits for them (how fast,
+    beside them, is bench/slow_servers.py's figure)."""
+    with serve(tmp_path, env={"ANOTADOR_REQUEST_TIMEOUT": "120"}) as (_, port):  # the slow ones stay all along
         stop = threading.Event()
         trickler = slow_clients(port, 20, 2.0, stop)
         try:
             time.sleep(3)  # every slow connection is mid-request now
-            times = timed_requests(port)
+            timed_requests(port)  # each answered: a stalled server would hold it past its 10 s
+            assert unanswered(trickler.socks) == 20
         finally:
             stop.set()
             trickler.join()
-    # a normal request answers within 200 ms (allowing one outlier on a busy machine)
-    assert sorted(times)[-2] < 0.2, [round(t * 1000) for t in times]
 
 
 @pytest.mark.slow
@@ -190,8 +199,8 @@ def test_a_request_that_never_completes_is_dropped(tmp_path):
         s = socket.create_connection(("127.0.0.1", port), timeout=10)
         s.sendall(b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n")
         t = time.monotonic()
-        assert s.recv(100) == b""  # closed without an answer, no thread was held
-        assert 0.8 < time.monotonic() - t < 5
+        assert s.recv(100) == b""  # closed without an answer (the socket's 10 s would raise), no thread was held
+        assert time.monotonic() - t > 0.8
         s.close()
 
 
@@ -372,8 +381,8 @@ def test_a_second_connection_is_served_while_a_body_trickles(tmp_path):
         s = socket.create_connection(("127.0.0.1", port), timeout=10)
         s.sendall(b"POST /api/v1/score HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
                   b"Content-Length: 40\r\n\r\n{")
-        times = timed_requests(port, 4)  # one worker, one thread: still free
-        assert statistics.median(times) < 0.2
+        timed_requests(port, 4)  # one worker, one thread: still free (a held thread would keep these 10 s)
+        assert unanswered([s]) == 1  # while the body still trickles
         s.close()
 
 
@@ -487,3 +496,11 @@ def test_a_connection_past_its_addresss_share_is_answered_503_not_dropped(tmp_pa
         finally:
             for s in trickling:
                 s.close()
+
+
+def test_the_worker_reads_its_settings_when_it_starts():
+    from anotador.serving import worker_settings
+
+    assert worker_settings({}) == (10.0, 32)
+    assert worker_settings({"ANOTADOR_REQUEST_TIMEOUT": "2.5", "ANOTADOR_BUFFERING_PER_ADDRESS": "4"}) == (2.5, 4)
+    assert worker_settings({"ANOTADOR_PROXY_HOPS": "1", "ANOTADOR_BUFFERING_PER_ADDRESS": "4"}) == (10.0, 0)

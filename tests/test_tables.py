@@ -1,4 +1,4 @@
-"""The advisor's table files, and what a build costs in memory.
+"""The advisor's table files (what a build costs in memory is bench/advice.py's figure).
 
 A table file is a header (the rule set, the format, a checksum) then its
 values; a file that is not one, or not this rule set's, or damaged, is
@@ -8,9 +8,6 @@ refused with the reason, never read as advice.
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -19,9 +16,6 @@ import pytest
 from anotador.rules import find_variant
 from anotador.solver import folder as store
 
-from .conftest import require
-
-ROOT = Path(__file__).resolve().parents[1]
 
 
 @pytest.fixture(scope="module")
@@ -176,23 +170,3 @@ def test_a_table_of_every_state_from_an_older_release_is_built_again(tmp_path):
     assert (folder / (path.name + ".bad")).exists()
     assert wait_for(client, body)["expected_final"] == pytest.approx(values[0], abs=1e-6)
     assert np.array_equal(store.read_table(str(path), rules), values)
-
-
-PEAK = """
-import sys
-from anotador.rules import find_variant
-from anotador.solver import Solver
-Solver(find_variant(sys.argv[1]).rules()).build()
-print(next(int(line.split()[1]) for line in open("/proc/self/status") if line.startswith("VmHWM:")))
-"""
-
-
-@pytest.mark.parametrize("variant", ["generala-doble", "double-cameroon"])
-def test_a_build_takes_under_64_mib(variant):
-    """The whole build process's peak resident memory (Python, numpy, the table, the batches): the kernel's
-    VmHWM, which starts afresh at exec (ru_maxrss would count the pytest process that forked it). The big
-    tables (Yahtzee, Yatzy: a minute each) are measured by bench/advice.py."""
-    require(os.path.exists("/proc/self/status"), "the peak is read from /proc (Linux)")
-    out = subprocess.run([sys.executable, "-c", PEAK, variant], cwd=ROOT, capture_output=True, text=True,
-                         env={**os.environ, "OPENBLAS_NUM_THREADS": "1"}, check=True).stdout
-    assert int(out) * 1024 < 64 * 2**20, f"{variant}: peak {int(out) / 1024:.0f} MiB"
