@@ -39,17 +39,16 @@ import subprocess
 import sys
 import threading
 import time
-from typing import Callable, NamedTuple
+from typing import Callable
 
-import numpy as np
 from flask import Flask, current_app
 
 from .lru import LRU
-from .sheets.rate import Quota
+from .headers import Quota
 from .rules import RuleSet
 from .solver import Solver
 from .solver import folder as store
-from .outlooks import Outlooks, Spawned, TableBuilding, read_or_set_aside, retry_after
+from .outlooks import Outlooks, Spawned, Table, TableBuilding, read_or_set_aside, retry_after
 from .solver.build import ABANDONED, BUILT, BUSY, OUTCOMES, ahead_files, build, builtin_rules, kind_of
 from .solver.folder import key_of
 from .solver.sampled import outcomes_bytes, sampled_for
@@ -79,11 +78,6 @@ class TooManyBuilds(Exception):
         self.message = message
         self.retry_after = retry_after
         self.quota = quota
-
-
-class Table(NamedTuple):
-    solver: Solver
-    values: np.ndarray
 
 
 class Tables(Outlooks):
@@ -399,10 +393,24 @@ class Tables(Outlooks):
                     pass
 
 
+def judged(rules: RuleSet, players: int, turns) -> tuple[list[float], list[float]] | None:
+    """Each seat's points lost and luck over these recorded turns, if the table of these rules is built here
+    (never builds one): what the regulars' standings show (``anotador.judge``)."""
+    from .solver.advise import judge_game
+
+    table = tables().peek(rules)
+    if table is None:
+        return None
+    judgement = judge_game(table.solver, table.values, players, turns)
+    return judgement.lost, judgement.luck
+
+
 def init_app(app: Flask) -> None:
-    """Give the app its tables (the ``SOLVER_*`` settings), and start building the built-in ones if missing."""
+    """Give the app its tables (the ``SOLVER_*`` settings) and its judge of games for the regulars' standings
+    (``anotador.judge``), and start building the built-in tables if missing."""
     config = app.config
     folder = config.get("SOLVER_DIR") or os.path.join(app.instance_path, "solver")
+    app.extensions["anotador.judge"] = judged
     tables = app.extensions["anotador.tables"] = Tables(
         folder, int(config.get("SOLVER_TABLES") or 8), int(config.get("SOLVER_BUILDS") or 2),
         int(config.get("SOLVER_KEEP") or 100), int(config.get("SOLVER_CLIENT_BUILDS") or 1),

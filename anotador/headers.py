@@ -7,6 +7,8 @@ whatever a response does not say here is the safe choice.
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 from flask import Flask, Response, current_app, g, request
 from werkzeug.sansio.utils import host_is_trusted
 
@@ -137,3 +139,17 @@ def init_app(app: Flask) -> None:
     if hosts.names is not None:
         app.before_request(check_host)
     app.after_request(Secure(app))
+
+
+class Quota(NamedTuple):
+    """A client's share of one limit, as the IETF httpapi draft's ``RateLimit-Policy`` and ``RateLimit`` say it."""
+
+    policy: str     # the limit's name
+    limit: int      # requests allowed in a window (q)
+    window: int     # the window, in seconds (w)
+    remaining: int  # left in this window (r)
+    reset: int      # seconds until the window frees one again (t)
+
+    def headers(self) -> list[tuple[str, str]]:
+        return [("RateLimit-Policy", f'"{self.policy}";q={self.limit};w={self.window}'),
+                ("RateLimit", f'"{self.policy}";r={self.remaining};t={self.reset}')]

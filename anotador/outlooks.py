@@ -22,10 +22,13 @@ import os
 import threading
 import time
 import subprocess
-from typing import TYPE_CHECKING, Mapping, NamedTuple, Sequence
+from typing import Mapping, NamedTuple, Sequence
+
+import numpy as np
 
 from .lru import LRU
 from .rules import RuleSet
+from .solver import Solver
 from .solver import folder as store
 from .solver.build import OUTCOMES, outcomes_kind
 from .solver.chances import NotExact, Outlook, exact_for
@@ -33,8 +36,6 @@ from .solver.folder import key_of
 from .solver.late import LateOutlook, late_sheets
 from .solver.sampled import OpeningOutlook, SampledOutlook, outcomes_bytes, read_outcomes, refusal
 
-if TYPE_CHECKING:  # pragma: no cover
-    from .advice import Table
 
 log = logging.getLogger(__name__)
 
@@ -60,6 +61,13 @@ OUTLOOK_SECONDS = {5: 3.0, 10: 8.0}
 WARM_FOR = 1800.0
 #: Outcomes files the folder keeps besides the built-in variants': 300 MB each for Yahtzee's house rules.
 OUTCOMES_KEPT = 4
+
+
+class Table(NamedTuple):
+    """An advisor's table in memory: the rule set's solver and every state's value."""
+
+    solver: Solver
+    values: np.ndarray
 
 
 class Spawned(NamedTuple):
@@ -275,7 +283,7 @@ class Outlooks:
                 time.sleep(pause)
         return made
 
-    def _make_outlook(self, key: str, table: "Table") -> None:
+    def _make_outlook(self, key: str, table: Table) -> None:
         try:
             self.outlooks.put(key, Outlook(table.solver, table.values))
         except Exception:  # pragma: no cover - logged; the next request starts it again

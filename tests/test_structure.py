@@ -37,29 +37,20 @@ def modules() -> dict[str, Path]:
     return out
 
 
-def _runtime_nodes(tree: ast.AST):
-    """Every node of ``tree`` but those under ``if TYPE_CHECKING:`` (imports for annotations only)."""
-    stack = [tree]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
-            stack.extend(node.orelse)
-            continue
-        yield node
-        stack.extend(ast.iter_child_nodes(node))
-
-
 def imports(name: str, path: Path, known: dict[str, Path]) -> tuple[set[str], list[tuple[str, str]]]:
-    """The package's modules that ``name`` imports when it runs (at the top or inside a function), and the
-    (module, name) pairs it imports from anywhere."""
+    """The package's modules that ``name`` imports, and the (module, name) pairs it imports from anywhere.
+
+    Every import counts: at the top, inside a function, under ``if TYPE_CHECKING:``. So does the parent
+    package an import runs first: ``from ..sheets.rate import x`` from outside ``sheets`` runs
+    ``sheets/__init__`` (and whatever it imports) before ``rate``."""
     package = name if path.name == "__init__.py" else name.rpartition(".")[0]
-    inside, pairs = set(), []
-    for node in _runtime_nodes(ast.parse(path.read_text(encoding="utf-8"))):
+    direct, pairs = set(), []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
         if isinstance(node, ast.Import):
             for alias in node.names:
                 pairs.append((alias.name, ""))
                 if alias.name in known:
-                    inside.add(alias.name)
+                    direct.add(alias.name)
         elif isinstance(node, ast.ImportFrom):
             if node.level:
                 base = package.split(".")
@@ -71,9 +62,16 @@ def imports(name: str, path: Path, known: dict[str, Path]) -> tuple[set[str], li
                 pairs.append((target, alias.name))
                 sub = f"{target}.{alias.name}"
                 if sub in known:
-                    inside.add(sub)  # a module of a package: the module itself runs
+                    direct.add(sub)  # a module of a package: the module itself runs
                 elif target in known:
-                    inside.add(target)
+                    direct.add(target)
+    inside = set(direct)
+    for target in direct:
+        parts = target.split(".")
+        for n in range(1, len(parts)):
+            parent = ".".join(parts[:n])
+            if parent in known and not (name == parent or name.startswith(parent + ".")):
+                inside.add(parent)  # a package the importer is not part of: its __init__ runs first
     inside.discard(name)
     return inside, pairs
 
@@ -121,6 +119,30 @@ def test_the_cycle_finder_finds_a_cycle():
     graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}
     assert cycles(graph) == [["a", "b", "c"]]
     assert cycles({"a": {"b"}, "b": set()}) == []
+
+
+def test_the_import_graph_sees_every_kind_of_import(tmp_path):
+    """A function's import, an annotation's (``TYPE_CHECKING``) and the package an import runs first are edges:
+    ``pkg.a`` importing ``pkg.sub.x`` from a function, and ``pkg.sub.y`` naming ``pkg.a`` for annotations, is a
+    cycle through ``pkg.sub``'s ``__init__`` (which imports ``y``)."""
+    files = {
+        "pkg/__init__.py": "",
+        "pkg/a.py": "def f():\n    from .sub.x import X\n",
+        "pkg/sub/__init__.py": "from .y import Y\n",
+        "pkg/sub/x.py": "X = 1\n",
+        "pkg/sub/y.py": "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from ..a import f\nY = 2\n",
+    }
+    known = {}
+    for name, text in files.items():
+        path = tmp_path / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+        parts = Path(name).with_suffix("").parts
+        known[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = path
+    graph = {name: imports(name, path, known)[0] for name, path in known.items()}
+    assert graph["pkg.a"] == {"pkg.sub", "pkg.sub.x"}
+    assert graph["pkg.sub.x"] == set()  # its own package's __init__ is not an edge: it is how the package loads
+    assert cycles(graph) == [["pkg.a", "pkg.sub", "pkg.sub.y"]]
 
 
 def _third_party(module: str) -> bool:
@@ -267,3 +289,27 @@ def test_a_missing_test_tool_skips_the_modules_that_need_it_and_nothing_else(tmp
     # each module skipped for the first tool it needs, and said so
     said = {tool: int(n) for n, tool in re.findall(r"SKIPPED \[(\d+)\] .*: (\w+)[\w.]* is not installed", out.stdout)}
     assert said == {tool: len(ms) for tool, ms in TOOLS.items() if ms}, out.stdout[-3000:]
+
+
+#: Modules whose job is to be read at start-up: gunicorn's settings file is executed by gunicorn for its values.
+READ_AT_IMPORT = {"anotador/gunicorn_conf.py"}
+
+
+def test_settings_are_read_when_the_app_or_a_worker_starts_never_at_import():
+    """No module reads the environment at import (a module imported once keeps what it read then): the factory
+    reads the settings (anotador/settings.py), the serving worker its own when it starts."""
+    found = []
+    for path in sorted(SOURCE.rglob("*.py")):
+        name = str(path.relative_to(ROOT))
+        if name in READ_AT_IMPORT:
+            continue
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        statements = [n for n in tree.body if not isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef,
+                                                                  ast.ClassDef, ast.Expr))]
+        statements += [b for n in tree.body if isinstance(n, ast.ClassDef) for b in n.body
+                       if not isinstance(b, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Expr))]
+        for node in statements:
+            text = ast.unparse(node)
+            if "environ" in text or "getenv" in text:
+                found.append(f"{name}:{node.lineno}: {text[:80]}")
+    assert found == []

@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from itertools import combinations
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from .boxes import FIXED, SUM, Box, Counts, count
 from .errors import InvalidDiceError, InvalidGroupsError, InvalidOptionError, InvalidSheetError, NoFreeBoxError, UnknownBoxError
@@ -24,8 +24,25 @@ from .options import Options
 from .spec import (GROUP, THREE_AFTER, Assignment, BoxSpec, Option, Placement, Score, SectionBonus, expand,
                    groups_of, pattern)
 
-if TYPE_CHECKING:  # pragma: no cover - a rule set names its variant; variants build rule sets
-    from .variants import Variant
+
+class Variant(Protocol):
+    """What a rule set knows of the variant it was built from (:class:`.variants.Variant`, which builds rule
+    sets: named here by its shape, so neither module imports the other's)."""
+
+    id: str
+    names: Mapping[str, str]
+    description: Mapping[str, str]
+    boxes: tuple[BoxSpec, ...]
+    defaults: Options
+    dice: int
+    boxes_per_turn: int
+    applicable: frozenset[str]
+    double_generala_served_bonus: bool
+    big_general: bool
+    min_players: int
+    family: str
+    bonuses: tuple[SectionBonus, ...]
+    box_names: Mapping[str, Mapping[str, str]]
 
 
 @dataclass(frozen=True, eq=False)

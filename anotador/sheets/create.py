@@ -15,7 +15,8 @@ from ..rules.game import name_key
 from .creation_keys import CreationKey, remember, replay_if_known
 from .errors import MesaNotFound
 from .mesas import check_mesa_token, get_mesa, lock_row, moved_on, regulars_of
-from .rate import Quota, check_rate
+from ..headers import Quota
+from .rate import check_rate
 from .reads import possible_id
 from .tokens import hash_token, new_token
 

@@ -29,7 +29,8 @@ from ..rules import InvalidNameError, clean_name
 from ..rules.game import name_key
 from .backends import backend
 from .errors import Forbidden, MesaForbidden, MesaNotFound, MesaPreconditionFailed, MesaUnauthorized, Unauthorized
-from .rate import Quota, check_rate
+from ..headers import Quota
+from .rate import check_rate
 from .reads import possible_id
 from .times import aware
 from .tokens import check_token, hash_token, new_token

@@ -4,29 +4,15 @@ from __future__ import annotations
 
 import math
 from datetime import timedelta
-from typing import NamedTuple
 
 from flask import current_app
 from sqlalchemy import select
 
 from ..extensions import db
+from ..headers import Quota
 from ..models import GameRow, utcnow
 from .errors import TooManyGames
 from .times import aware
-
-
-class Quota(NamedTuple):
-    """A client's share of one limit, as the IETF httpapi draft's ``RateLimit-Policy`` and ``RateLimit`` say it."""
-
-    policy: str     # the limit's name
-    limit: int      # requests allowed in a window (q)
-    window: int     # the window, in seconds (w)
-    remaining: int  # left in this window (r)
-    reset: int      # seconds until the window frees one again (t)
-
-    def headers(self) -> list[tuple[str, str]]:
-        return [("RateLimit-Policy", f'"{self.policy}";q={self.limit};w={self.window}'),
-                ("RateLimit", f'"{self.policy}";r={self.remaining};t={self.reset}')]
 
 
 def check_rate(creator: str, made=GameRow) -> Quota | None:

@@ -25,6 +25,7 @@ from datetime import date, datetime
 from typing import Any, Iterator
 from zoneinfo import ZoneInfo
 
+from flask import current_app
 from sqlalchemy import and_, case, delete, func, insert, or_, select
 
 from ..extensions import db
@@ -137,15 +138,10 @@ def results_of(game: GameRow, state: Game) -> list[dict[str, Any]]:
 
 
 def _judged(game: GameRow, rules: RuleSet, players: int) -> tuple[list[float], list[float]] | None:
-    """Each seat's points lost and luck, if the advisor's table for these rules is built here (never builds)."""
-    from ..advice import tables  # the advisor imports this package: only when a game is judged
-    from ..solver.advise import judge_game
-
-    table = tables().peek(rules)
-    if table is None:
-        return None
-    judgement = judge_game(table.solver, table.values, players, recorded_turns(game))
-    return judgement.lost, judgement.luck
+    """Each seat's points lost and luck, if the advisor can judge the game here (never builds a table): the
+    advisor the app gave (``anotador.judge``, :func:`anotador.advice.judged`), so this package needs none."""
+    judge = current_app.extensions.get("anotador.judge")
+    return None if judge is None else judge(rules, players, recorded_turns(game))
 
 
 # -- reads -----------------------------------------------------------------------------

@@ -44,7 +44,7 @@ from the last rounds.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Mapping, Sequence
+from typing import TYPE_CHECKING, Mapping, Protocol, Sequence
 
 import numpy as np
 
@@ -52,7 +52,6 @@ from .solve import Chosen, Solver
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..rules import Game, RuleSet
-    from .late import LateOutlook
 
 #: Advice prefers scoring now over a keep worth the same to within this (advise.py): so does the policy here.
 SCORE_FIRST = 1e-9
@@ -295,7 +294,21 @@ class Prospect:
     first: int
 
 
-def game_chances(outlook: "Outlook | LateOutlook | None", game: "Game") -> list[PlayerChance]:
+class Outlooks(Protocol):
+    """What :func:`game_chances` reads of an outlook: :class:`Outlook` here, :class:`.late.LateOutlook` and
+    :class:`.sampled.SampledOutlook` (and its shipped opening) for the Yahtzee family."""
+
+    G: int
+
+    def covers(self, game: "Game") -> None: ...
+    def row_of(self, sheet: dict[str, int]) -> int: ...
+    def prepare(self, rows: Sequence[int]) -> None: ...
+    def remaining(self, row: int) -> np.ndarray: ...
+    def mean(self, row: int) -> float: ...
+    def prospect(self, row: int, base: int, sheet: Mapping[str, int], first: int) -> Prospect: ...
+
+
+def game_chances(outlook: "Outlooks | None", game: "Game") -> list[PlayerChance]:
     """Every player's chance to win ``game`` from where it stands, and the outlook of their total.
 
     A finished game gives each winner their share of 1; a roll-off under way
