@@ -5,7 +5,7 @@ the answer is almost always no. That answer needs the game's current version
 and nothing else: one primary-key lookup (:class:`~anotador.database.Heads`).
 When the game did change, every phone at the table reads the same new
 version, whose body the first read rendered and kept
-(:class:`~anotador.api.games.Bodies`, with its compressed forms in
+(:class:`~anotador.api.reads.Bodies`, with its compressed forms in
 :class:`~anotador.compression.Compressed`).
 
 This WSGI middleware gives both answers without a request context, routing,
@@ -24,7 +24,7 @@ from typing import Any, Callable, Iterable
 from werkzeug.http import parse_etags
 
 from .api.common import tags_sent
-from .api.games import BODY_HEADERS, READ_HEADERS, kept_key
+from .api.reads import BODY_HEADERS, READ_HEADERS, kept_key
 from .extensions import compress as flask_compress
 from .sheets import iso_stored
 from .sheets.reads import GAME_ID

@@ -22,8 +22,8 @@ from ..solver.towin import TooMuchToWeigh, to_win, to_win_now
 from ..weighing import budget
 from ..schemas import AdviceRequestSchema, FastLoader
 from ..solver.advise import advise, judge_game
-from .common import client_key, load, resolve_rules, rules_error
-from .games import version_read
+from .common import DIGITS, client_key, load, resolve_rules, rounded, rules_error
+from .reads import version_read
 
 bp = Blueprint("advice", __name__)
 
@@ -35,14 +35,6 @@ NOTE = ("Every figure is an expected final total in points: the points on the sh
         "choice expected than the best one; luck is how much more (or less) the dice gave than the position "
         "the player had chosen expected, so over many games everybody's luck averages zero. Where a turn "
         "records only its final dice, only its box is judged (judged: box).")
-
-
-#: Decimals of every figure an answer gives.
-DIGITS = 6
-
-
-def _round(x: float) -> float:
-    return round(x, DIGITS)
 
 
 @bp.post("/advice")
@@ -70,7 +62,7 @@ def advice():
     body: dict[str, Any] = {"variant": rules.variant.id}
     if "rules" in data:
         body["rules"] = {"base": rules.variant.id, **rules.options.as_dict()}
-    body |= {"dice": data["dice"], "roll": roll, "expected_final": _round(found.expected_final)}
+    body |= {"dice": data["dice"], "roll": roll, "expected_final": rounded(found.expected_final)}
     # the advice's own lists, their figures rounded already: made for this answer alone
     if rules.boxes_per_turn > 1:
         body["splits"] = found.splits
@@ -78,7 +70,7 @@ def advice():
         body["boxes"] = found.boxes
     if roll < 3:
         body["keeps"] = found.keeps
-    body["best"] = {**found.best, "expected": _round(found.best["expected"])}
+    body["best"] = {**found.best, "expected": rounded(found.best["expected"])}
     body["instant_win"] = found.instant_win
     if "opponents" in data:
         _play_to_win(body, table, rules, sheet, others, data.get("bonus", 0), counts, roll)
@@ -108,9 +100,9 @@ def _play_to_win(body: dict[str, Any], table, rules, sheet, others, earned: int,
         with budget().weigh(client_key()):
             boxes, keeps = to_win_now(table.solver, table.values, outlook, sheet, earned, others, counts, roll)
     for b in body["boxes"]:
-        b["chance"] = _round(boxes[b["category"]])
+        b["chance"] = rounded(boxes[b["category"]])
     for k in body.get("keeps", []):
-        k["chance"] = _round(keeps[tuple(k["keep"])])
+        k["chance"] = rounded(keeps[tuple(k["keep"])])
     # the best chance; among moves as likely to win, the one expected to score more (scoring before a keep)
     moves = [({"category": b["category"]}, b["chance"], b["expected"] + 1e-9) for b in body["boxes"]] + \
         [({"keep": k["keep"]}, k["chance"], k["expected"]) for k in body.get("keeps", [])]
@@ -149,12 +141,12 @@ def analysis(game_id: str):
 
 def _decision(d) -> dict[str, Any]:
     return {"roll": d.roll, "dice": d.dice, "chosen": d.chosen, "best": d.best,
-            "expected_chosen": _round(d.expected_chosen), "expected_best": _round(d.expected_best),
-            "lost": _round(d.lost), "best_points": d.best_points}
+            "expected_chosen": rounded(d.expected_chosen), "expected_best": rounded(d.expected_best),
+            "lost": rounded(d.lost), "best_points": d.best_points}
 
 
 def _opt(x: float | None) -> float | None:
-    return None if x is None else _round(x)
+    return None if x is None else rounded(x)
 
 
 def analysis_body(game) -> dict[str, Any]:
@@ -169,15 +161,15 @@ def analysis_body(game) -> dict[str, Any]:
             "number": judged.number, "player": judged.player, "round": turn.round, "dice": judged.dice,
             "served": judged.served, "chosen": judged.chosen, "points": judged.points, "judged": judged.judged,
             "best": None if box is None else _names(box.best),
-            "expected_chosen": None if box is None else _round(box.expected_chosen),
-            "expected_best": None if box is None else _round(box.expected_best),
+            "expected_chosen": None if box is None else rounded(box.expected_chosen),
+            "expected_best": None if box is None else rounded(box.expected_best),
             "lost": _opt(judged.lost), "luck": _opt(judged.luck), "unjudged": _opt(judged.unjudged),
-            "expected_before": _round(judged.expected_before), "expected_after": _round(judged.expected_after),
+            "expected_before": rounded(judged.expected_before), "expected_after": rounded(judged.expected_after),
             "decisions": [_decision(d) for d in judged.decisions],
         })
-    players = [{"name": p.name, "expected_start": _round(judgement.expected_start),
-                "expected_now": _round(judgement.expected_now[seat]), "lost": _round(judgement.lost[seat]),
-                "luck": _round(judgement.luck[seat]), "unjudged": _round(judgement.unjudged[seat])}
+    players = [{"name": p.name, "expected_start": rounded(judgement.expected_start),
+                "expected_now": rounded(judgement.expected_now[seat]), "lost": rounded(judgement.lost[seat]),
+                "luck": rounded(judgement.luck[seat]), "unjudged": rounded(judgement.unjudged[seat])}
                for seat, p in enumerate(game.players)]
     return {"game": game.id, "variant": rules.variant.id, "status": game.status,
             "note": NOTE, "players": players, "turns": turns}

@@ -18,9 +18,8 @@ from ..rules import Game
 from ..solver.chances import PERCENTILES, NotExact, game_chances
 from ..solver.late import LateOutlook, is_late
 from ..solver.sampled import OpeningOutlook, SampledOutlook, sampled_for
-from .advice import _round  # answers round their figures alike
-from .common import client_key
-from .games import version_read
+from .common import client_key, rounded
+from .reads import version_read
 
 bp = Blueprint("chances", __name__)
 
@@ -57,8 +56,8 @@ def chances_body(game) -> dict[str, Any]:
     body = {
         "game": game.id, "variant": rules.variant.id, "status": game.status, "version": game.version,
         "turns": state.turns, "method": method_of(outlook, state), "note": NOTE,
-        "players": [{"name": name, "chance": _round(c.chance), "instant_win": _round(c.instant), "total": c.total,
-                     "expected_final": _round(c.expected),
+        "players": [{"name": name, "chance": rounded(c.chance), "instant_win": rounded(c.instant), "total": c.total,
+                     "expected_final": rounded(c.expected),
                      "final_total": {f"p{q}": c.percentiles[q] for q in PERCENTILES}}
                     for name, c in zip(sheets.names_of(game), found)],
         "history": None,
@@ -116,4 +115,4 @@ def history(game, final: Game, outlook) -> list[dict[str, Any]]:
 def _chances(outlook, state: Game) -> list[float] | None:
     if isinstance(outlook, LateOutlook) and not is_late(state):
         return None
-    return [_round(c.chance) for c in game_chances(outlook, state)]
+    return [rounded(c.chance) for c in game_chances(outlook, state)]

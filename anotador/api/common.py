@@ -10,7 +10,7 @@ from typing import Any, Mapping
 from flask import Response, current_app, g, request
 from marshmallow import Schema, ValidationError
 
-from ..errors import ValidationProblem, flatten, json_body
+from ..errors import ValidationProblem, flatten, json_body, not_text
 from ..schemas import FastLoader
 from ..rules import RuleSet, RulesError, build_rules, find_variant
 
@@ -105,3 +105,32 @@ def public_url() -> str:
     if lan and request.host.rsplit(":", 1)[0] in LOOPBACK:
         return lan.rstrip("/") + request.script_root + "/"
     return request.url_root
+
+
+def bearer() -> str | None:
+    """The token of ``Authorization: Bearer <token>``, or None."""
+    scheme, _, token = request.headers.get("Authorization", "").partition(" ")
+    return token.strip() or None if scheme.lower() == "bearer" else None
+
+
+def query(schema: Schema) -> dict[str, Any]:
+    """Load the query string with ``schema`` (repeated keys are lists)."""
+    raw: dict[str, Any] = {}
+    for key in request.args:
+        values = request.args.getlist(key)
+        if any(not_text(v) for v in values):  # a driver cannot bind these; no id or name holds them
+            raise ValidationProblem({key: ["Holds a NUL or a lone surrogate, which no value here can."]})
+        raw[key] = values if key == "names" else values[-1]
+    try:
+        return schema.load(raw)
+    except ValidationError as exc:
+        raise ValidationProblem(flatten(exc.messages)) from None
+
+
+#: Decimals of every figure an answer gives.
+DIGITS = 6
+
+
+def rounded(x: float) -> float:
+    """A figure as every answer gives it (:data:`DIGITS` decimals)."""
+    return round(x, DIGITS)

@@ -11,17 +11,15 @@ import json
 from typing import Any
 
 from flask import Blueprint, Response, request
-from marshmallow import Schema, ValidationError
 
 from .. import sheets
-from ..errors import ValidationProblem, flatten, not_text
 from ..printing import blank_sheet, check_fits, check_options, filled_sheet
 from ..rules import RuleSet, find_variant
 from ..schemas import FilledSheetQuerySchema, SheetQuerySchema, SheetRequestSchema
 from .chances import history as chances_history
 from .chances import outlook_of
-from .common import load, resolve_rules
-from .games import bodies
+from .common import load, query, resolve_rules
+from .reads import bodies
 
 bp = Blueprint("pdfs", __name__)
 
@@ -32,20 +30,6 @@ BLANK_MAX_AGE = 86400
 _query = SheetQuerySchema()
 _body = SheetRequestSchema()
 _filled = FilledSheetQuerySchema()
-
-
-def query(schema: Schema) -> dict[str, Any]:
-    """Load the query string with ``schema`` (repeated keys are lists)."""
-    raw: dict[str, Any] = {}
-    for key in request.args:
-        values = request.args.getlist(key)
-        if any(not_text(v) for v in values):  # a driver cannot bind these; no id or name holds them
-            raise ValidationProblem({key: ["Holds a NUL or a lone surrogate, which no value here can."]})
-        raw[key] = values if key == "names" else values[-1]
-    try:
-        return schema.load(raw)
-    except ValidationError as exc:
-        raise ValidationProblem(flatten(exc.messages)) from None
 
 
 def _options(data: dict[str, Any]) -> dict[str, Any]:

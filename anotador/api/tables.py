@@ -18,10 +18,10 @@ from .. import sheets
 from ..lru import LRU
 from ..schemas import (ExportQuerySchema, HistoryQuerySchema, MergeSchema, RenameSchema, StandingsQuerySchema,
                        TableCreateSchema, TableGameSchema)
-from .common import client_key, load, public_url, tags_sent
+from .common import bearer, client_key, load, public_url, query, tags_sent
 from .exports import attachment, history_csv
-from .games import NO_CACHE, bearer, etag, game_response, not_modified
-from .pdfs import query
+from .games import game_response
+from .reads import NO_CACHE, etag, not_modified
 
 bp = Blueprint("tables", __name__, url_prefix="/tables")
 

@@ -1,0 +1,132 @@
+"""Every domain error the API answers, as one table: exception class → problem document (RFC 9457).
+
+A raised error is looked up along its class's MRO, so a subclass with a
+type of its own (``NameTaken``) comes before its base (``Conflict``), and a
+new subclass answers as its base until it is given a row. The handlers are
+registered from the table's keys.
+"""
+
+from __future__ import annotations
+
+from typing import Callable, NamedTuple, Sequence
+
+from flask import Flask
+
+from .. import sheets
+from ..advice import FolderFull, TableBuilding, TooManyBuilds
+from ..errors import TYPE_BASE, Problem, ValidationProblem, render
+from ..printing import SheetOptionError
+from ..rules import RulesError, UnknownVariantError
+from ..rules.game import BoxClosedError, FirstPlayerTieError, GameOverError, NotYourTurnError, RollOffError
+from ..solver.chances import NotExact
+from ..weighing import TooMuchWeighing
+from .common import rules_error
+
+
+def message(exc: Exception) -> str:
+    return getattr(exc, "message", None) or str(exc)
+
+
+def no_headers(exc: Exception) -> Sequence[tuple[str, str]]:
+    return ()
+
+
+def retry(exc) -> Sequence[tuple[str, str]]:
+    return [("Retry-After", str(exc.retry_after))]
+
+
+def retry_and_quota(exc) -> Sequence[tuple[str, str]]:
+    return [*retry(exc), *(exc.quota.headers() if exc.quota is not None else ())]
+
+
+class Kind(NamedTuple):
+    """How an error answers: its status, its type (``TYPE_BASE`` + slug), its title, its detail and headers."""
+
+    status: int
+    slug: str
+    title: str
+    detail: Callable[[Exception], str] = message
+    headers: Callable[[Exception], Sequence[tuple[str, str]]] = no_headers
+
+
+def fixed(text: str) -> Callable[[Exception], str]:
+    return lambda exc: text
+
+
+def field_error(exc) -> ValidationProblem:
+    """A 422 naming the field the error is about (its own ``field``)."""
+    return ValidationProblem({exc.field: [exc.message]}, detail=exc.message)
+
+
+def tie(exc: FirstPlayerTieError) -> Problem:
+    """A tie for who starts: a 422 naming the seats that roll again."""
+    found = rules_error(exc)
+    found.extensions["tied"] = list(exc.seats)
+    return found
+
+
+CONFLICT = "Conflict"
+TOO_MANY = "Too Many Requests"
+UNAVAILABLE = "Service Unavailable"
+
+#: Every domain error's answer: a :class:`Kind`, or for a 422 naming its field, what makes its problem.
+PROBLEMS: dict[type[Exception], Kind | Callable[[Exception], Problem]] = {
+    sheets.GameNotFound: Kind(404, "not-found", "Not Found", fixed("No game (or turn) with this id.")),
+    sheets.MesaNotFound: Kind(404, "not-found", "Not Found", fixed("No table with this id.")),
+    UnknownVariantError: Kind(404, "not-found", "Not Found"),  # a variant id in the path: a body's is a 422 already
+    sheets.Unauthorized: Kind(401, "unauthorized", "Unauthorized",
+                              lambda exc: f"Writing to a {exc.what} needs its token: Authorization: Bearer <token>.",
+                              lambda exc: [("WWW-Authenticate", 'Bearer realm="anotador"')]),
+    sheets.Forbidden: Kind(403, "forbidden", "Forbidden", lambda exc: f"This token does not write to this {exc.what}."),
+    sheets.PreconditionFailed: Kind(412, "stale", "Precondition Failed", lambda exc: (
+        f"The {exc.what} changed since the version in If-Match; reload it and try again.")),
+    sheets.Conflict: Kind(409, "conflict", CONFLICT),
+    sheets.TooManyCorrections: Kind(409, "correction-limit", CONFLICT),
+    sheets.InOtherMesa: Kind(409, "in-another-table", CONFLICT),
+    sheets.TooManyNames: Kind(409, "name-limit", CONFLICT),
+    sheets.NameTaken: Kind(409, "name-taken", CONFLICT),
+    NotYourTurnError: Kind(409, "not-your-turn", CONFLICT),
+    BoxClosedError: Kind(409, "box-closed", CONFLICT),
+    GameOverError: Kind(409, "game-over", CONFLICT),
+    RollOffError: Kind(409, "roll-off", CONFLICT),
+    sheets.TooManyGames: Kind(429, "rate-limited", TOO_MANY, headers=retry_and_quota),
+    TooManyBuilds: Kind(429, "build-limit", TOO_MANY, headers=retry_and_quota),
+    TooMuchWeighing: Kind(429, "play-to-win-limit", TOO_MANY, headers=retry),
+    NotExact: Kind(501, "chances-not-exact", "Not Implemented", lambda exc: f"{exc}."),
+    TableBuilding: Kind(503, "table-building", UNAVAILABLE, headers=retry),
+    FolderFull: Kind(503, "advisor-folder-full", UNAVAILABLE, headers=retry),
+    # 422s that name their field
+    sheets.UnknownRegular: field_error,
+    SheetOptionError: field_error,
+    sheets.IdempotencyMismatch: lambda exc: ValidationProblem({"Idempotency-Key": [
+        "This key was used for another request; send a new key for a new request."]},
+        detail="This Idempotency-Key was used for another request (another body or URL)."),
+    FirstPlayerTieError: tie,
+    RulesError: rules_error,
+}
+
+
+class DomainProblem(Problem):
+    """A problem of a :class:`Kind`."""
+
+    def __init__(self, kind: Kind, exc: Exception):
+        super().__init__(kind.detail(exc), status=kind.status, headers=kind.headers(exc))
+        self.type = TYPE_BASE + kind.slug
+        self.title = kind.title
+
+
+def problem_of(exc: Exception) -> Problem:
+    """The problem document of a domain error: the table's row for the nearest class of its MRO."""
+    for cls in type(exc).__mro__:
+        found = PROBLEMS.get(cls)
+        if isinstance(found, Kind):
+            return DomainProblem(found, exc)
+        if found is not None:
+            return found(exc)
+    raise exc  # pragma: no cover - only registered for the table's classes
+
+
+def init_app(app: Flask) -> None:
+    """Answer every error of the table with its problem."""
+    for cls in PROBLEMS:
+        app.register_error_handler(cls, lambda exc: render(problem_of(exc)))
