@@ -13,6 +13,7 @@ from pathlib import Path
 
 import click
 from flask import Flask, current_app
+from flask.cli import with_appcontext
 
 from .printing import LANGS, SIZES, blank_sheet
 from .rules import VARIANTS
@@ -58,98 +59,109 @@ def _sqlite_path() -> Path:
     return Path(url.database)
 
 
+@click.command("printables")
+@with_appcontext
+@click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=PRINTABLES,
+              show_default=True, help="Folder to write the PDFs to.")
+def printables(out: Path) -> None:
+    """Write a blank sheet for every variant, page size and language."""
+    out.mkdir(parents=True, exist_ok=True)
+    files = printable_files()
+    for name, data in files.items():
+        (out / name).write_bytes(data)
+    for stale in set(p.name for p in out.glob("*.pdf")) - set(files):
+        (out / stale).unlink()  # a variant that no longer exists
+    click.echo(f"{len(files)} sheets written to {out}")
+
+@click.command("advice")
+@with_appcontext
+@click.argument("variants", nargs=-1)
+def advice(variants: tuple[str, ...]) -> None:
+    """Build the advisor's tables of the built-in VARIANTS (all when none is named), once, into SOLVER_DIR.
+
+    Run it when deploying: the first players then get advice at once
+    rather than a 503 while a table builds. A table already built is kept.
+    """
+    import time
+
+    from .advice import tables
+    from .rules import UnknownVariantError, find_variant
+
+    for variant_id in variants or tuple(VARIANTS):
+        try:
+            rules = find_variant(variant_id).rules()
+        except UnknownVariantError as exc:
+            raise click.BadParameter(exc.message, param_hint="VARIANTS") from None
+        started = time.perf_counter()
+        table = tables().build_now(rules)
+        click.echo(f"{variant_id}: expected score {float(table.values[0]):.4f} "
+                   f"({time.perf_counter() - started:.1f} s, {table.values.nbytes / 1e6:.1f} MB)")
+
+@click.command("purge")
+@with_appcontext
+@click.option("--finished-before", "finished", default=FINISHED_DEFAULT, show_default=True,
+              help="Delete finished games last changed longer ago than this (180d, 12h, 2w).")
+@click.option("--untouched-before", "untouched", default=UNTOUCHED_DEFAULT, show_default=True,
+              help="Delete unfinished games nobody has touched for this long.")
+@click.option("--tables-unseen-before", "tables", default=TABLES_DEFAULT, show_default=True,
+              help="Delete tables of regulars (with their games) nobody has opened or played at for this long.")
+@click.option("--dry-run", is_flag=True, help="Count what would go; delete nothing.")
+def purge(finished: str, untouched: str, tables: str, dry_run: bool) -> None:
+    """Delete old games with everything under them (players, turns, corrections); a table's games stay
+    while the table does."""
+    from . import sheets
+
+    counts = sheets.purge(age(finished), age(untouched), dry_run=dry_run, mesa_age=age(tables))
+    verb = "would delete" if dry_run else "deleted"
+    click.echo(f"purge: {verb} {counts['finished']} finished game(s) older than {finished}, "
+               f"{counts['abandoned']} unfinished game(s) untouched for {untouched} and "
+               f"{counts['tables']} table(s) unseen for {tables} (with their games).")
+
+@click.command("backup")
+@with_appcontext
+@click.argument("target", type=click.Path(dir_okay=False, path_type=Path))
+def backup(target: Path) -> None:
+    """Copy the SQLite database to TARGET while it serves (SQLite's online backup).
+
+    A bare copy of the file can miss what is still in its write-ahead
+    log, or catch a write half done; the backup API copies a consistent
+    snapshot, readers and writers carrying on meanwhile.
+    """
+    source = _sqlite_path()
+    try:  # made for the owner alone before a byte goes in: it holds every game's write token
+        os.close(os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+    except FileExistsError:
+        raise click.ClickException(f"{target} exists; choose a new file.") from None
+    with sqlite3.connect(source) as src, sqlite3.connect(target) as dst:
+        src.execute(f"PRAGMA busy_timeout={int(current_app.config['DB_BUSY_TIMEOUT_MS'])}")
+        src.backup(dst, pages=1024, sleep=0.005)
+    dst.close()
+    click.echo(f"backup: {source} -> {target} ({target.stat().st_size} bytes)")
+
+@click.command("restore")
+@with_appcontext
+@click.argument("source", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option("--yes", is_flag=True, help="Replace the current database without asking.")
+def restore(source: Path, yes: bool) -> None:
+    """Replace the SQLite database with the backup SOURCE (every game after it is lost)."""
+    target = _sqlite_path()
+    with sqlite3.connect(f"file:{source}?mode=ro", uri=True) as check:
+        if check.execute("PRAGMA integrity_check").fetchone()[0] != "ok":
+            raise click.ClickException(f"{source} is damaged (PRAGMA integrity_check).")
+    if not yes:
+        click.confirm(f"Replace {target} with {source}? Games since the backup are lost.", abort=True)
+    with sqlite3.connect(source) as src, sqlite3.connect(target) as dst:
+        dst.execute(f"PRAGMA busy_timeout={int(current_app.config['DB_BUSY_TIMEOUT_MS'])}")
+        src.backup(dst)
+    dst.close()
+    click.echo(f"restore: {source} -> {target}")
+
+
+#: The app's commands, as ``flask --app wsgi NAME`` and ``anotador NAME`` run them.
+COMMANDS = (printables, advice, purge, backup, restore)
+
+
 def init_app(app: Flask) -> None:
     """Register the commands."""
-
-    @app.cli.command("printables")
-    @click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=PRINTABLES,
-                  show_default=True, help="Folder to write the PDFs to.")
-    def printables(out: Path) -> None:
-        """Write a blank sheet for every variant, page size and language."""
-        out.mkdir(parents=True, exist_ok=True)
-        files = printable_files()
-        for name, data in files.items():
-            (out / name).write_bytes(data)
-        for stale in set(p.name for p in out.glob("*.pdf")) - set(files):
-            (out / stale).unlink()  # a variant that no longer exists
-        click.echo(f"{len(files)} sheets written to {out}")
-
-    @app.cli.command("advice")
-    @click.argument("variants", nargs=-1)
-    def advice(variants: tuple[str, ...]) -> None:
-        """Build the advisor's tables of the built-in VARIANTS (all when none is named), once, into SOLVER_DIR.
-
-        Run it when deploying: the first players then get advice at once
-        rather than a 503 while a table builds. A table already built is kept.
-        """
-        import time
-
-        from .advice import tables
-        from .rules import UnknownVariantError, find_variant
-
-        for variant_id in variants or tuple(VARIANTS):
-            try:
-                rules = find_variant(variant_id).rules()
-            except UnknownVariantError as exc:
-                raise click.BadParameter(exc.message, param_hint="VARIANTS") from None
-            started = time.perf_counter()
-            table = tables().build_now(rules)
-            click.echo(f"{variant_id}: expected score {float(table.values[0]):.4f} "
-                       f"({time.perf_counter() - started:.1f} s, {table.values.nbytes / 1e6:.1f} MB)")
-
-    @app.cli.command("purge")
-    @click.option("--finished-before", "finished", default=FINISHED_DEFAULT, show_default=True,
-                  help="Delete finished games last changed longer ago than this (180d, 12h, 2w).")
-    @click.option("--untouched-before", "untouched", default=UNTOUCHED_DEFAULT, show_default=True,
-                  help="Delete unfinished games nobody has touched for this long.")
-    @click.option("--tables-unseen-before", "tables", default=TABLES_DEFAULT, show_default=True,
-                  help="Delete tables of regulars (with their games) nobody has opened or played at for this long.")
-    @click.option("--dry-run", is_flag=True, help="Count what would go; delete nothing.")
-    def purge(finished: str, untouched: str, tables: str, dry_run: bool) -> None:
-        """Delete old games with everything under them (players, turns, corrections); a table's games stay
-        while the table does."""
-        from . import sheets
-
-        counts = sheets.purge(age(finished), age(untouched), dry_run=dry_run, mesa_age=age(tables))
-        verb = "would delete" if dry_run else "deleted"
-        click.echo(f"purge: {verb} {counts['finished']} finished game(s) older than {finished}, "
-                   f"{counts['abandoned']} unfinished game(s) untouched for {untouched} and "
-                   f"{counts['tables']} table(s) unseen for {tables} (with their games).")
-
-    @app.cli.command("backup")
-    @click.argument("target", type=click.Path(dir_okay=False, path_type=Path))
-    def backup(target: Path) -> None:
-        """Copy the SQLite database to TARGET while it serves (SQLite's online backup).
-
-        A bare copy of the file can miss what is still in its write-ahead
-        log, or catch a write half done; the backup API copies a consistent
-        snapshot, readers and writers carrying on meanwhile.
-        """
-        source = _sqlite_path()
-        try:  # made for the owner alone before a byte goes in: it holds every game's write token
-            os.close(os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
-        except FileExistsError:
-            raise click.ClickException(f"{target} exists; choose a new file.") from None
-        with sqlite3.connect(source) as src, sqlite3.connect(target) as dst:
-            src.execute(f"PRAGMA busy_timeout={int(current_app.config['DB_BUSY_TIMEOUT_MS'])}")
-            src.backup(dst, pages=1024, sleep=0.005)
-        dst.close()
-        click.echo(f"backup: {source} -> {target} ({target.stat().st_size} bytes)")
-
-    @app.cli.command("restore")
-    @click.argument("source", type=click.Path(exists=True, dir_okay=False, path_type=Path))
-    @click.option("--yes", is_flag=True, help="Replace the current database without asking.")
-    def restore(source: Path, yes: bool) -> None:
-        """Replace the SQLite database with the backup SOURCE (every game after it is lost)."""
-        target = _sqlite_path()
-        with sqlite3.connect(f"file:{source}?mode=ro", uri=True) as check:
-            if check.execute("PRAGMA integrity_check").fetchone()[0] != "ok":
-                raise click.ClickException(f"{source} is damaged (PRAGMA integrity_check).")
-        if not yes:
-            click.confirm(f"Replace {target} with {source}? Games since the backup are lost.", abort=True)
-        with sqlite3.connect(source) as src, sqlite3.connect(target) as dst:
-            dst.execute(f"PRAGMA busy_timeout={int(current_app.config['DB_BUSY_TIMEOUT_MS'])}")
-            src.backup(dst)
-        dst.close()
-        click.echo(f"restore: {source} -> {target}")
-
+    for command in COMMANDS:
+        app.cli.add_command(command)
