@@ -31,6 +31,50 @@ def test_spec_is_valid_openapi_3_1():
     validate(SPEC)
 
 
+#: Every key a schema of the spec may hold (JSON Schema 2020-12 as OpenAPI 3.1 uses it).
+SCHEMA_KEYS = {"type", "description", "enum", "const", "default", "minimum", "maximum", "exclusiveMinimum",
+               "exclusiveMaximum", "minLength", "maxLength", "pattern", "format", "items", "prefixItems", "properties",
+               "required", "additionalProperties", "allOf", "oneOf", "anyOf", "not", "$ref", "minItems", "maxItems",
+               "uniqueItems", "examples", "readOnly", "writeOnly", "deprecated", "title", "discriminator",
+               "propertyNames", "minProperties", "maxProperties", "multipleOf", "patternProperties"}
+
+
+def _schemas(node, where="#"):
+    """Every schema in the spec's components and operations, with where it is."""
+    if isinstance(node, dict):
+        if "type" in node or "$ref" in node:
+            yield where, node
+        for key, value in node.items():
+            if key in ("properties", "patternProperties"):  # names, not keywords
+                for name, schema in (value or {}).items():
+                    yield from _schemas(schema, f"{where}/{key}/{name}")
+            elif key not in ("examples", "example", "default", "enum", "const", "securitySchemes"):
+                yield from _schemas(value, f"{where}/{key}")
+    elif isinstance(node, list):
+        for n, value in enumerate(node):
+            yield from _schemas(value, f"{where}/{n}")
+
+
+def test_no_description_is_cut_into_a_stray_key():
+    """YAML splits a flow mapping at a comma: an unquoted description holding one is cut, and its tail becomes
+    a key of the schema (which generated clients then show)."""
+    stray = {where: sorted(set(schema) - SCHEMA_KEYS) for where, schema in _schemas(SPEC)
+             if set(schema) - SCHEMA_KEYS and not all(k.startswith("x-") for k in set(schema) - SCHEMA_KEYS)}
+    assert stray == {}
+
+
+def test_every_operation_says_who_may_call_it():
+    """Public (``security: []``), a token, or either (creating a game: anyone, at a table its token), as
+    linters and generated clients read it; a route that checks a token declares it."""
+    undeclared = [f"{method.upper()} {path}" for path, item in SPEC["paths"].items() for method, op in item.items()
+                  if method in ("get", "post", "put", "patch", "delete") and "security" not in op]
+    assert undeclared == []
+    tokens = {f"{m.upper()} {p}" for p, item in SPEC["paths"].items() for m, op in item.items()
+              if isinstance(op, dict) and {"bearer": []} in op.get("security", [])}
+    assert "POST /api/v1/games" in tokens and "POST /api/v1/games/{game_id}/turns" in tokens
+    assert "GET /api/v1/games/{game_id}" not in tokens
+
+
 def test_spec_paths_and_methods_equal_the_routes(app):
     routes = set()
     for rule in app.url_map.iter_rules():
