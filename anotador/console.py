@@ -41,25 +41,46 @@ def serve(lan: bool, gunicorn_args: tuple[str, ...]) -> None:
     os.environ.setdefault("BIND", f"127.0.0.1:{port}")
     app = create_app()
     with app.app_context():
-        upgrade(directory=str(MIGRATIONS))
+        upgrade(directory=str(MIGRATIONS))  # an unreachable database: one line (main), not gunicorn's start
     os.execv(sys.executable, [sys.executable, "-m", "gunicorn", "-c", "python:anotador.gunicorn_conf",
                               *gunicorn_args, "anotador:create_app()"])
+
+
+def version() -> str:
+    """The installed package's version (a checkout's, as pyproject.toml says, once installed into its venv)."""
+    from importlib.metadata import PackageNotFoundError, version as installed
+
+    try:
+        return installed("anotador")
+    except PackageNotFoundError:  # pragma: no cover - run from a tree that was never installed
+        return "unknown"
 
 
 def main(argv: list[str] | None = None) -> None:
     """The ``anotador`` console script."""
     from flask.cli import FlaskGroup
+    from sqlalchemy.exc import DBAPIError
 
     from .app import create_app
 
+    # Anotador's commands only: not Flask's development server, shell and route list, nor its options for
+    # finding an app (--app, --env-file, --debug), which this script does not need.
     group = FlaskGroup(name="anotador", create_app=lambda: create_app(), add_version_option=False,
-                       load_dotenv=False, help="Anotador: serve it, upgrade its database, print its sheets.")
+                       add_default_commands=False, load_dotenv=False,
+                       help="Anotador: serve it, upgrade its database, print its sheets.")
+    group.params = [p for p in group.params if p.name not in ("app", "env_file", "debug")]
+    click.version_option(version(), "--version", prog_name="anotador", message="%(prog)s %(version)s")(group)
     group.add_command(serve)
     try:
         group.main(args=argv, prog_name="anotador", standalone_mode=False)
     except SettingsError as exc:  # said at start, naming the variable, not a traceback
         print(f"anotador: {exc}", file=sys.stderr)
         sys.exit(2)
+    except DBAPIError as exc:  # the database did not answer (or refused us): one line, not its traceback
+        said = str(exc.orig or exc).strip()
+        print(f"anotador: the database cannot be used: {said.splitlines()[0] if said else type(exc).__name__}",
+              file=sys.stderr)
+        sys.exit(1)
     except click.exceptions.Abort:
         sys.exit(1)
     except click.ClickException as exc:

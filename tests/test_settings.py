@@ -86,7 +86,35 @@ def test_any_other_flask_setting_is_still_read_as_json(make):
 
 def test_the_command_says_which_setting_is_wrong_and_exits_2(tmp_path):
     env = {**os.environ, "ANOTADOR_SOLVER_KEEP": "lots", "DATABASE_URL": f"sqlite:///{tmp_path / 'c.sqlite'}"}
-    done = subprocess.run([sys.executable, "-m", "anotador", "routes"], env=env, capture_output=True, text=True,
-                          timeout=60)
+    done = subprocess.run([sys.executable, "-m", "anotador", "purge", "--dry-run"], env=env, capture_output=True,
+                          text=True, timeout=60)
     assert done.returncode == 2 and "Traceback" not in done.stderr
     assert done.stderr.strip() == "anotador: ANOTADOR_SOLVER_KEEP must be a whole number of at least 1, not 'lots'."
+
+
+def _anotador(*args: str, **env: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "anotador", *args], env={**os.environ, **env}, capture_output=True,
+                          text=True, timeout=120)
+
+
+def test_the_console_script_says_its_version_and_lists_its_own_commands_only():
+    from importlib.metadata import version
+
+    done = _anotador("--version")
+    assert done.returncode == 0 and done.stdout.strip() == f"anotador {version('anotador')}"
+    listed = _anotador("--help").stdout
+    commands = listed.split("Commands:")[1].split()
+    for mine in ("serve", "db", "advice", "printables", "purge", "backup", "restore"):
+        assert mine in commands
+    for flasks in ("run", "shell", "routes"):  # Flask's development server and tools are not the service's
+        assert flasks not in commands
+    assert "--app" not in listed and "--env-file" not in listed and "--debug" not in listed
+
+
+def test_a_database_that_does_not_answer_at_start_is_one_line(tmp_path):
+    for command in (("db", "upgrade"), ("serve",)):
+        done = _anotador(*command, DATABASE_URL="postgresql+psycopg://postgres@127.0.0.1:9/anotador",
+                         ANOTADOR_DB_CONNECT_TIMEOUT="2")
+        assert done.returncode == 1, done.stderr
+        assert "Traceback" not in done.stderr and len(done.stderr.strip().splitlines()) == 1, done.stderr
+        assert done.stderr.startswith("anotador: the database cannot be used: ") and "127.0.0.1" in done.stderr
