@@ -64,15 +64,16 @@ def test_no_description_is_cut_into_a_stray_key():
 
 
 def test_every_operation_says_who_may_call_it():
-    """Public (``security: []``), a token, or either (creating a game: anyone, at a table its token), as
-    linters and generated clients read it; a route that checks a token declares it."""
+    """Public (``security: []``) or a token, as linters and generated clients read it."""
     undeclared = [f"{method.upper()} {path}" for path, item in SPEC["paths"].items() for method, op in item.items()
                   if method in ("get", "post", "put", "patch", "delete") and "security" not in op]
     assert undeclared == []
     tokens = {f"{m.upper()} {p}" for p, item in SPEC["paths"].items() for m, op in item.items()
               if isinstance(op, dict) and {"bearer": []} in op.get("security", [])}
-    assert "POST /api/v1/games" in tokens and "POST /api/v1/games/{game_id}/turns" in tokens
-    assert "GET /api/v1/games/{game_id}" not in tokens
+    assert "POST /api/v1/games/{game_id}/turns" in tokens and "GET /api/v1/games/{game_id}" not in tokens
+    # creating a game is public (generated clients must not need a token), and says when a table's is needed
+    assert "POST /api/v1/games" not in tokens
+    assert "that table's token" in SPEC["paths"]["/api/v1/games"]["post"]["description"]
 
 
 def test_spec_paths_and_methods_equal_the_routes(app):

@@ -337,8 +337,12 @@ def test_the_python_snippet_type_checks_strictly_and_runs(python_tools, live, tm
 
 def test_the_typescript_snippet_type_checks_strictly_and_runs(node_tools, live, tmp_path):
     shutil.copy(ROOT / "openapi.yaml", tmp_path / "openapi.yaml")
-    shutil.copy(ROOT / "tests" / "clients" / "ts" / "package.json", tmp_path / "package.json")
+    (tmp_path / "package.json").write_text('{"private": true}\n')  # as npm install leaves it: CommonJS
     (tmp_path / "node_modules").symlink_to(node_tools)
+    for line in shell_lines("npm pkg"):  # the README's own steps make it an ES module project
+        done = run(*line.split("#")[0].split(), cwd=tmp_path)
+        assert done.returncode == 0, done.stdout + done.stderr
+    assert json.loads((tmp_path / "package.json").read_text())["type"] == "module"
     (generate,) = shell_lines("npx openapi-typescript")
     made = run(*generate.split("#")[0].split(), cwd=tmp_path)  # npx finds the pinned tool in node_modules
     assert made.returncode == 0 and (tmp_path / "schema.d.ts").exists(), made.stdout + made.stderr
