@@ -14,6 +14,7 @@ from werkzeug.middleware.proxy_fix import ProxyFix
 
 from . import advice, cli, config, cors, database, errors, headers, settings
 from .extensions import MIGRATIONS, compress, db, migrate
+from .headers import RequestIds
 from .polls import Polls
 
 
@@ -156,6 +157,7 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
 
     # The poll (a 304 for an unchanged game) is answered before Flask: anotador/polls.py.
     app.wsgi_app = Polls(app.wsgi_app, app)  # type: ignore[method-assign]
+    app.wsgi_app = RequestIds(app.wsgi_app)  # type: ignore[method-assign]
     hops = int(app.config.get("PROXY_HOPS") or 0)
     if hops:
         # Trust exactly this many proxies for the client address, scheme,

@@ -31,6 +31,9 @@ graceful_timeout = 20
 timeout = 30
 keepalive = 5
 accesslog = "-"
+# Who, what, the answer, its bytes, how long it took (ms) and the request's id (the X-Request-ID every
+# answer carries: anotador/headers.py), then the client's software.
+access_log_format = '%(h)s "%(r)s" %(s)s %(b)s %(M)sms id=%({x-request-id}o)s "%(a)s"'
 # Request line and headers: far above anything a phone sends.
 limit_request_line = 4094
 limit_request_fields = 50

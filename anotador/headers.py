@@ -7,6 +7,9 @@ whatever a response does not say here is the safe choice.
 
 from __future__ import annotations
 
+import re
+import secrets
+
 from typing import NamedTuple
 
 from flask import Flask, Response, current_app, g, request
@@ -153,3 +156,27 @@ class Quota(NamedTuple):
     def headers(self) -> list[tuple[str, str]]:
         return [("RateLimit-Policy", f'"{self.policy}";q={self.limit};w={self.window}'),
                 ("RateLimit", f'"{self.policy}";r={self.remaining};t={self.reset}')]
+
+
+#: A request id taken as sent (by nginx's ``$request_id``, or a client): short, and safe in a log line.
+REQUEST_ID = re.compile(r"[A-Za-z0-9._:-]{1,128}")
+
+
+class RequestIds:
+    """Every answer carries ``X-Request-ID``: the one the request came with, or a new one, so an access log
+    line, the client's report and the proxy's log name the same request. The outermost layer of the app (the
+    poll's fast path included); gunicorn's access log writes it (anotador/gunicorn_conf.py)."""
+
+    def __init__(self, app) -> None:
+        self.app = app
+
+    def __call__(self, environ: dict, start_response):
+        sent = environ.get("HTTP_X_REQUEST_ID")
+        rid = sent if sent and REQUEST_ID.fullmatch(sent) else secrets.token_hex(8)
+        environ["HTTP_X_REQUEST_ID"] = rid
+
+        def respond(status, headers, exc_info=None):
+            headers.append(("X-Request-ID", rid))
+            return start_response(status, headers, exc_info)
+
+        return self.app(environ, respond)

@@ -504,3 +504,24 @@ def test_the_worker_reads_its_settings_when_it_starts():
     assert worker_settings({}) == (10.0, 32)
     assert worker_settings({"ANOTADOR_REQUEST_TIMEOUT": "2.5", "ANOTADOR_BUFFERING_PER_ADDRESS": "4"}) == (2.5, 4)
     assert worker_settings({"ANOTADOR_PROXY_HOPS": "1", "ANOTADOR_BUFFERING_PER_ADDRESS": "4"}) == (10.0, 0)
+
+
+def test_every_answer_has_a_request_id_and_the_access_log_its_time(tmp_path):
+    """X-Request-ID: the one sent (nginx's $request_id) or a new one, on every answer, a poll's 304 and a problem
+    included; gunicorn's access line names it with the milliseconds the answer took."""
+    with serve(tmp_path) as (proc, port):
+        status, headers, game = request(port, "POST", "/api/v1/games", {"variant": "generala", "players": ["A", "B"]},
+                                        headers={"X-Request-ID": "nginx-0123abcd"})
+        assert status == 201 and headers["X-Request-ID"] == "nginx-0123abcd"
+        status, headers, _ = request(port, "GET", f"/api/v1/games/{game['id']}", headers={
+            "If-None-Match": headers["ETag"], "X-Request-ID": "a b\tc"})  # not an id: replaced
+        assert status == 304 and re.fullmatch(r"[0-9a-f]{16}", headers["X-Request-ID"])
+        status, problem_headers, _ = request(port, "GET", "/api/v1/games/nope")
+        assert status == 404 and re.fullmatch(r"[0-9a-f]{16}", problem_headers["X-Request-ID"])
+        assert problem_headers["X-Request-ID"] != headers["X-Request-ID"]
+        deadline = time.monotonic() + 10
+        while "id=nginx-0123abcd" not in proc.log_path.read_text(encoding="utf-8") and time.monotonic() < deadline:
+            time.sleep(0.1)  # the access log is written as the answer goes
+        log = proc.log_path.read_text(encoding="utf-8")
+    assert re.search(r'"POST /api/v1/games HTTP/1.1" 201 \d+ \d+ms id=nginx-0123abcd ', log), log[-2000:]
+    assert f" id={problem_headers['X-Request-ID']} " in log
