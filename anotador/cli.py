@@ -8,7 +8,7 @@ from __future__ import annotations
 import os
 import re
 import sqlite3
-from datetime import timedelta
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 import click
@@ -55,7 +55,8 @@ def _sqlite_path() -> Path:
     url = db.engine.url
     if url.get_backend_name() != "sqlite" or not url.database or url.database == ":memory:":
         raise click.ClickException(
-            "backup and restore are for the SQLite file; for PostgreSQL use pg_dump and pg_restore (README).")
+            "backup TARGET and restore are for the SQLite file; for PostgreSQL use backup --into FOLDER "
+            "(pg_dump) and pg_restore (README).")
     return Path(url.database)
 
 
@@ -72,6 +73,7 @@ def printables(out: Path) -> None:
     for stale in set(p.name for p in out.glob("*.pdf")) - set(files):
         (out / stale).unlink()  # a variant that no longer exists
     click.echo(f"{len(files)} sheets written to {out}")
+
 
 @click.command("advice")
 @with_appcontext
@@ -97,6 +99,7 @@ def advice(variants: tuple[str, ...]) -> None:
         click.echo(f"{variant_id}: expected score {float(table.values[0]):.4f} "
                    f"({time.perf_counter() - started:.1f} s, {table.values.nbytes / 1e6:.1f} MB)")
 
+
 @click.command("purge")
 @with_appcontext
 @click.option("--finished-before", "finished", default=FINISHED_DEFAULT, show_default=True,
@@ -117,17 +120,52 @@ def purge(finished: str, untouched: str, tables: str, dry_run: bool) -> None:
                f"{counts['abandoned']} unfinished game(s) untouched for {untouched} and "
                f"{counts['tables']} table(s) unseen for {tables} (with their games).")
 
+
 @click.command("backup")
 @with_appcontext
-@click.argument("target", type=click.Path(dir_okay=False, path_type=Path))
-def backup(target: Path) -> None:
-    """Copy the SQLite database to TARGET while it serves (SQLite's online backup).
+@click.argument("target", type=click.Path(dir_okay=False, path_type=Path), required=False)
+@click.option("--into", type=click.Path(file_okay=False, path_type=Path),
+              help="Write anotador-<time>.sqlite (SQLite) or .dump (PostgreSQL, by pg_dump) into this folder.")
+@click.option("--keep", type=click.IntRange(min=1), default=14, show_default=True,
+              help="With --into: the backups kept there, the newest; older ones are removed.")
+def backup(target: Path | None, into: Path | None, keep: int) -> None:
+    """Copy the database to TARGET while it serves (SQLite's online backup), or into a folder of rotated
+    backups (--into; PostgreSQL's by pg_dump): what anotador-backup.timer runs.
 
     A bare copy of the file can miss what is still in its write-ahead
     log, or catch a write half done; the backup API copies a consistent
     snapshot, readers and writers carrying on meanwhile.
     """
-    source = _sqlite_path()
+    if (target is None) == (into is None):
+        raise click.UsageError("Give a TARGET file, or --into a folder (not both).")
+    if into is None:
+        source = _sqlite_path()
+        _sqlite_backup(source, target)
+        click.echo(f"backup: {source} -> {target} ({target.stat().st_size} bytes)")
+        return
+    into.mkdir(parents=True, exist_ok=True, mode=0o700)
+    from .extensions import db
+
+    url = db.engine.url
+    stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%S%fZ")
+    if url.get_backend_name() == "sqlite":
+        made = into / f"{BACKUP_PREFIX}{stamp}.sqlite"
+        _sqlite_backup(_sqlite_path(), made)
+    else:
+        made = into / f"{BACKUP_PREFIX}{stamp}.dump"
+        _pg_dump(url, made)
+    old = sorted(p for p in into.iterdir() if p.name.startswith(BACKUP_PREFIX) and p.suffix in (".sqlite", ".dump")
+                 and p.is_file())[:-keep]
+    for path in old:
+        path.unlink()
+    click.echo(f"backup: {made} ({made.stat().st_size} bytes); {len(old)} older removed, {keep} kept at most")
+
+
+#: The name every rotated backup starts with (``backup --into``): only those are ever removed.
+BACKUP_PREFIX = "anotador-"
+
+
+def _sqlite_backup(source: Path, target: Path) -> None:
     try:  # made for the owner alone before a byte goes in: it holds every game's write token
         os.close(os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
     except FileExistsError:
@@ -136,7 +174,26 @@ def backup(target: Path) -> None:
         src.execute(f"PRAGMA busy_timeout={int(current_app.config['DB_BUSY_TIMEOUT_MS'])}")
         src.backup(dst, pages=1024, sleep=0.005)
     dst.close()
-    click.echo(f"backup: {source} -> {target} ({target.stat().st_size} bytes)")
+
+
+def _pg_dump(url, target: Path) -> None:
+    """pg_dump's custom format into ``target`` (the owner's alone), the connection given in libpq's variables so
+    the password never shows on a command line."""
+    import shutil
+    import subprocess
+
+    if shutil.which("pg_dump") is None:
+        raise click.ClickException("pg_dump is not installed (apt-get install postgresql-client).")
+    env = {**os.environ, "PGHOST": url.host or "", "PGPORT": str(url.port or 5432), "PGUSER": url.username or "",
+           "PGPASSWORD": url.password or "", "PGDATABASE": url.database or ""}
+    os.close(os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+    done = subprocess.run(["pg_dump", "--format=custom", "--no-owner", f"--file={target}"], env=env,
+                          capture_output=True, text=True)
+    if done.returncode != 0:
+        target.unlink(missing_ok=True)
+        said = done.stderr.strip().splitlines()
+        raise click.ClickException(f"pg_dump failed: {said[-1] if said else done.returncode}")
+
 
 @click.command("restore")
 @with_appcontext

@@ -420,7 +420,7 @@ def test_the_site_answers_only_its_own_host_on_either_port(tmp_path):
         nginx.wait(timeout=10)
 
 
-@pytest.mark.parametrize("unit", ["anotador.service", "anotador-purge.service"])
+@pytest.mark.parametrize("unit", ["anotador.service", "anotador-purge.service", "anotador-backup.service"])
 def test_the_systemd_units_are_hardened(unit):
     """systemd's own rating of the units as shipped: exposure 3.0 or less (it was 8.0 and 9.2)."""
     analyze = shutil.which("systemd-analyze")

@@ -195,3 +195,52 @@ def test_postgresql_pg_dump_and_pg_restore(postgres_url, tmp_path):
         with admin.connect() as conn:
             conn.execute(sa.text("DROP DATABASE IF EXISTS anotador_restore_test WITH (FORCE)"))
         admin.dispose()
+
+
+def _rotated(app, folder, keep: int) -> list:
+    result = app.test_cli_runner().invoke(args=["backup", "--into", str(folder), "--keep", str(keep)])
+    assert result.exit_code == 0, result.output
+    return sorted(folder.iterdir())
+
+
+def test_nightly_backups_are_rotated_and_only_the_owners(tmp_path, sqlite_template):
+    path = tmp_path / "live.sqlite"
+    shutil.copyfile(sqlite_template, path)
+    app = create_app({"TESTING": True, "SQLALCHEMY_DATABASE_URI": f"sqlite:///{path}", "GAMES_PER_MINUTE": 0})
+    client = app.test_client()
+    tables = _seed(client, 3)
+    folder = tmp_path / "backups"
+    (tmp_path / "backups").mkdir()
+    mine = folder / "notes.txt"  # not a backup: never removed
+    mine.write_text("keep me")
+    made = [_rotated(app, folder, 2) for _ in range(3)]
+    assert [len(m) for m in made] == [2, 3, 3]  # the notes, and at most two backups
+    left = [p for p in made[-1] if p != mine]
+    assert mine.exists() and all(p.name.startswith("anotador-") and p.suffix == ".sqlite" for p in left)
+    assert left == sorted(p for p in made[-1] if p != mine) and made[1][0] not in left  # the oldest went
+    for backup in left:
+        assert backup.stat().st_mode & 0o777 == 0o600
+        with sqlite3.connect(backup) as check:
+            assert check.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+            assert check.execute("SELECT count(*) FROM games").fetchone()[0] == len(tables)
+    refused = app.test_cli_runner().invoke(args=["backup", str(tmp_path / "x.sqlite"), "--into", str(folder)])
+    assert refused.exit_code != 0 and "not both" in refused.output
+    dispose(app)
+
+
+def test_postgresql_nightly_backups_by_pg_dump(postgres_url, tmp_path):
+    require(shutil.which("pg_dump") is not None and shutil.which("pg_restore") is not None,
+            "pg_dump and pg_restore are not installed (apt-get install postgresql-client)")
+    from .conftest import run_sql
+
+    run_sql(postgres_url, "TRUNCATE games RESTART IDENTITY CASCADE")
+    app = create_app({"TESTING": True, "SQLALCHEMY_DATABASE_URI": postgres_url, "GAMES_PER_MINUTE": 0})
+    tables = _seed(app.test_client(), 2)
+    folder = tmp_path / "backups"
+    made = [_rotated(app, folder, 1) for _ in range(2)]
+    assert [len(m) for m in made] == [1, 1] and made[0] != made[1]
+    (dump,) = made[1]
+    assert dump.suffix == ".dump" and dump.stat().st_mode & 0o777 == 0o600
+    listed = subprocess.run(["pg_restore", "--list", str(dump)], capture_output=True, text=True, check=True).stdout
+    assert "TABLE DATA public games" in listed and len(tables) == 2
+    dispose(app)

@@ -366,7 +366,8 @@ RUN_BY = {
     "scripts/serve --lan": ("tests/test_serving.py", 'serve(tmp_path, "--lan")'),
     "apt-get install nginx postgresql": ("tests/test_deploy.py", "systemd-analyze"),
     ".venv/bin/flask --app wsgi purge": ("tests/test_operations.py", 'args=["purge", "--dry-run"]'),
-    ".venv/bin/flask --app wsgi backup": ("tests/test_operations.py", 'args=["restore"'),
+    ".venv/bin/flask --app wsgi backup /": ("tests/test_operations.py", 'args=["restore"'),
+    ".venv/bin/flask --app wsgi backup --into": ("tests/test_operations.py", '"--into", str(folder), "--keep"'),
     "pg_dump --format=custom": ("tests/test_operations.py", "pg_restore"),
 }
 # Examples no test runs, and why.
