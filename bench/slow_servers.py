@@ -5,7 +5,7 @@ trickle their requests hold its threads. anotador/serving.py gets that by
 reaching into gunicorn's threaded worker; waitress (pure Python, well kept)
 reads every request whole in its event loop before a thread sees it. This
 measures both as scripts/serve would run them, with the same slow clients
-as tests/test_serving.py, and /score's throughput with none:
+as tests/test_serving_slow.py, and /score's throughput with none:
 
     .venv/bin/pip install waitress   # the bench's own: not a project dependency
     .venv/bin/python bench/slow_servers.py [--rounds 3]
@@ -31,7 +31,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench._http import DEPLOYED, ROOT, free_port, gunicorn, load, request  # noqa: E402
-from tests.test_serving import slow_clients  # noqa: E402
+from tests.test_serving_slow import slow_clients  # noqa: E402
 
 SCORE = {"variant": "generala", "dice": [2, 2, 3, 3, 3], "served": False, "sheet": {"ones": 3}}
 

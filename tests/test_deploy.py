@@ -30,7 +30,8 @@ import sqlalchemy as sa
 from bench._http import free_port
 
 from .conftest import ROOT, require, run_sql
-from .test_serving import slow_clients, unanswered, wait_until_up
+from .test_serving import wait_until_up
+from .test_serving_slow import slow_clients, unanswered
 
 DEPLOY = ROOT / "deploy"
 NGINX = shutil.which("nginx") or "/usr/sbin/nginx"
