@@ -11,7 +11,7 @@ import random
 from collections import defaultdict
 from typing import Any
 
-from .conftest import Table
+from .dbkit import Table
 
 #: The boxes only five of a kind goes in, in every built-in variant.
 FIVE_OF_A_KIND = ("generala", "double_generala", "small_general", "five_of_a_kind", "yahtzee", "yatzy", "yacht")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from .conftest import needs
+from .toolkit import needs
 
 needs("playwright.sync_api", "pip install playwright")
 from playwright.sync_api import expect  # noqa: E402

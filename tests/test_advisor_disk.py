@@ -19,7 +19,8 @@ from anotador.solver.build import OUTCOMES
 from anotador.solver.folder import key_of, table_path
 from anotador.solver.sampled import BYTES_PER_STATE, OutcomesTooLarge, outcomes_bytes, write_outcomes
 
-from .conftest import built_in_run_outcomes, migrated_app, solved
+from .conftest import built_in_run_outcomes, solved
+from .dbkit import migrated_app
 
 MB = 1 << 20
 

@@ -108,7 +108,7 @@ def test_the_whole_folder_has_so_many_builds_at_once(tmp_path):
 
 
 def test_a_stored_games_rules_take_the_place_of_anonymous_ones(tmp_path):
-    from .conftest import migrated_app
+    from .dbkit import migrated_app
 
     folder = tmp_path / "t"
     app = migrated_app(f"sqlite:///{tmp_path / 'g.sqlite'}", SOLVER_DIR=str(folder), SOLVER_BUILDS=1)

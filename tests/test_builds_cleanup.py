@@ -19,7 +19,8 @@ from anotador.rules import find_variant
 from anotador.solver import folder as store
 from anotador.solver.build import ABANDONED, outcomes_path
 
-from .conftest import ROOT, SOLVER_DIR, built_in_run_folder, migrated_app
+from .conftest import ROOT, SOLVER_DIR, built_in_run_folder
+from .dbkit import migrated_app
 
 
 def _copy_table(variant: str, into: Path) -> str:
@@ -100,7 +101,7 @@ def test_what_a_killed_builder_left_is_removed_at_start_and_what_one_writes_is_n
     try:
         assert sorted(p.name for p in folder.iterdir()) == [fresh.name]
     finally:
-        from .conftest import dispose
+        from .dbkit import dispose
 
         dispose(app)
 

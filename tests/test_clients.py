@@ -23,7 +23,9 @@ from pathlib import Path
 import pytest
 from werkzeug.serving import make_server
 
-from .conftest import ROOT, dispose, migrated_app, run
+from .conftest import ROOT
+from .dbkit import dispose, migrated_app
+from .toolkit import run
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):

@@ -10,7 +10,8 @@ import pytest
 from anotador import create_app
 from anotador.settings import SettingsError
 
-from .conftest import dispose, migrated_app, serve_app
+from .browserkit import serve_app
+from .dbkit import dispose, migrated_app
 
 PLAY = """async (api) => {
   const json = { "Content-Type": "application/json" };

@@ -18,7 +18,7 @@ import sqlalchemy as sa
 
 from anotador import create_app
 
-from .conftest import Table, dispose, run_sql
+from .dbkit import Table, dispose, run_sql
 from .faults import TcpProxy
 
 

@@ -29,7 +29,9 @@ import sqlalchemy as sa
 
 from bench._http import free_port
 
-from .conftest import ROOT, require, run_sql
+from .conftest import ROOT
+from .dbkit import run_sql
+from .toolkit import require
 from .test_serving import wait_until_up
 from .test_serving_slow import slow_clients, unanswered
 

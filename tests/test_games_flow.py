@@ -8,7 +8,7 @@ import pytest
 
 from anotador.rules import VARIANTS, find_variant
 
-from .conftest import needs
+from .toolkit import needs
 
 #: A roll that qualifies for each box, and what it scores there (not served).
 QUALIFYING = {

@@ -15,7 +15,7 @@ import sqlalchemy as sa
 
 from anotador import create_app
 
-from .conftest import Table, dispose
+from .dbkit import Table, dispose
 
 
 @pytest.fixture

@@ -17,7 +17,7 @@ import time
 import pytest
 import yaml
 
-from .conftest import needs
+from .toolkit import needs
 
 needs("hypothesis", "pip install hypothesis")
 from hypothesis import HealthCheck, given, settings
@@ -174,7 +174,7 @@ class Target:
 @pytest.fixture(scope="module")
 def table(tmp_path_factory, advice_tables):
     """The target on a migrated SQLite file (and generala's advisor table)."""
-    from .conftest import dispose, migrated_app
+    from .dbkit import dispose, migrated_app
 
     app = migrated_app(f"sqlite:///{tmp_path_factory.mktemp('hostile')}/h.sqlite")
     target = Target(app)
@@ -185,7 +185,7 @@ def table(tmp_path_factory, advice_tables):
 @pytest.fixture(scope="module")
 def targets(tmp_path_factory, advice_tables, request):
     """Each database's target, made when first asked for."""
-    from .conftest import dispose, migrated_app
+    from .dbkit import dispose, migrated_app
 
     made = {}
 

@@ -176,7 +176,7 @@ def test_a_game_keeps_its_newest_keys_only_and_a_keyed_write_costs_the_same_afte
     from anotador import create_app
     from anotador.extensions import db
 
-    from .conftest import Table, dispose
+    from .dbkit import Table, dispose
     from .test_games_limits import Statements
 
     app = create_app({"TESTING": True, "SQLALCHEMY_DATABASE_URI": db_url, "IDEMPOTENCY_KEYS_PER_GAME": 5,

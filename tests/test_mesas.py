@@ -15,7 +15,8 @@ from pathlib import Path
 from anotador import create_app
 from anotador.rules import find_variant
 
-from .conftest import SOLVER_DIR, Table, dispose
+from .conftest import SOLVER_DIR
+from .dbkit import Table, dispose
 from .mesakit import Mesa, assert_standings_recount, play_out, play_turn
 
 #: Regulars of a family table: 40-character names in several scripts, and a short one.
@@ -416,7 +417,7 @@ def test_a_table_nobody_opens_goes_with_its_games_and_one_in_use_stays(db_app):
 
 
 def test_tables_count_against_the_per_address_limit(tmp_path):
-    from .conftest import migrated_app, dispose
+    from .dbkit import migrated_app, dispose
 
     app = migrated_app(f"sqlite:///{tmp_path / 'a.sqlite'}", GAMES_PER_MINUTE=2)
     client = app.test_client()

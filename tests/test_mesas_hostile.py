@@ -124,7 +124,7 @@ def test_a_value_the_driver_refuses_is_a_422_and_the_session_goes_on(db_app):
 def test_a_regular_keeps_a_bounded_number_of_names(tmp_path):
     """Each rename to a new name adds one the standings list for ever: past NAMES_PER_REGULAR it is a 409,
     while a name they already have is still theirs to take back."""
-    from .conftest import dispose, migrated_app
+    from .dbkit import dispose, migrated_app
 
     app = migrated_app(f"sqlite:///{tmp_path}/n.sqlite", NAMES_PER_REGULAR=4)
     try:
@@ -150,7 +150,7 @@ def test_reads_of_a_table_are_kept_by_their_filters_within_a_byte_bound(tmp_path
     worker keeps at most READ_CACHE_BYTES of them."""
     from anotador.api.tables import _reads
 
-    from .conftest import dispose, migrated_app
+    from .dbkit import dispose, migrated_app
 
     bound = 64 * 1024
     app = migrated_app(f"sqlite:///{tmp_path}/r.sqlite", READ_CACHE_BYTES=bound, GAMES_PER_MINUTE=0)

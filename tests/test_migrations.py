@@ -9,7 +9,7 @@ from alembic.migration import MigrationContext
 from anotador import create_app
 from anotador.extensions import db
 
-from .conftest import dispose
+from .dbkit import dispose
 
 
 def _differences(app) -> list:

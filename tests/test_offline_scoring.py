@@ -25,7 +25,8 @@ from anotador.rules.spec import GROUP, expand, groups_of
 from anotador.rules.table import offline_table
 from anotador.schemas import dump_score
 
-from .conftest import ROOT, require
+from .conftest import ROOT
+from .toolkit import require
 
 SCORING_JS = ROOT / "anotador" / "web" / "static" / "js" / "scoring.js"
 RUNNER = """

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from .conftest import needs
+from .toolkit import needs
 
 needs("hypothesis", "pip install hypothesis")
 needs("schemathesis", "pip install schemathesis")
@@ -250,7 +250,7 @@ def test_every_default_the_spec_states_is_accepted(api, operation):
 
 def _fuzz_app():
     """An app on a migrated SQLite file that lives as long as the test run."""
-    from .conftest import migrated_app
+    from .dbkit import migrated_app
 
     folder = tempfile.mkdtemp(prefix="anotador-fuzz-")
     atexit.register(shutil.rmtree, folder, ignore_errors=True)

@@ -12,7 +12,8 @@ import sqlalchemy as sa
 
 from anotador import create_app
 
-from .conftest import Table, dispose, require
+from .dbkit import Table, dispose
+from .toolkit import require
 
 
 def _game(client, status_turns=0, players=("Ana", "Beto")):
@@ -154,7 +155,7 @@ def test_restore_refuses_a_damaged_file(tmp_path, sqlite_template):
 def test_postgresql_pg_dump_and_pg_restore(postgres_url, tmp_path):
     require(shutil.which("pg_dump") is not None and shutil.which("pg_restore") is not None,
             "pg_dump and pg_restore are not installed (apt-get install postgresql-client)")
-    from .conftest import run_sql
+    from .dbkit import run_sql
 
     run_sql(postgres_url, "TRUNCATE games RESTART IDENTITY CASCADE")
     app = create_app({"TESTING": True, "SQLALCHEMY_DATABASE_URI": postgres_url, "GAMES_PER_MINUTE": 0})
@@ -231,7 +232,7 @@ def test_nightly_backups_are_rotated_and_only_the_owners(tmp_path, sqlite_templa
 def test_postgresql_nightly_backups_by_pg_dump(postgres_url, tmp_path):
     require(shutil.which("pg_dump") is not None and shutil.which("pg_restore") is not None,
             "pg_dump and pg_restore are not installed (apt-get install postgresql-client)")
-    from .conftest import run_sql
+    from .dbkit import run_sql
 
     run_sql(postgres_url, "TRUNCATE games RESTART IDENTITY CASCADE")
     app = create_app({"TESTING": True, "SQLALCHEMY_DATABASE_URI": postgres_url, "GAMES_PER_MINUTE": 0})

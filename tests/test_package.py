@@ -24,7 +24,9 @@ import pytest
 
 from bench._http import free_port
 
-from .conftest import PG_SERVER, RUN, WORKER, _maintenance, needs, pg_reachable, require
+from .conftest import RUN, WORKER
+from .dbkit import PG_SERVER, _maintenance, pg_reachable
+from .toolkit import needs, require
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import re
 
-from .conftest import needs
+from .toolkit import needs
 
 needs("playwright.sync_api", "pip install playwright")
 from playwright.sync_api import expect  # noqa: E402
 
-from .conftest import shot
+from .browserkit import shot
 from .pagekit import api_turns, cell, choose, confirm, option, roll, scratch, start_game, total
 
 

@@ -11,12 +11,12 @@ import re
 
 import pytest
 
-from .conftest import needs
+from .toolkit import needs
 
 needs("playwright.sync_api", "pip install playwright")
 from playwright.sync_api import expect  # noqa: E402
 
-from .conftest import shot
+from .browserkit import shot
 from .pagekit import NAMES, audit, cell, choose, open_house, option, roll, start_game
 
 def test_axe_reports_no_violations_on_any_screen(phone, axe_source):

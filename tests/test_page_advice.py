@@ -6,12 +6,12 @@ import re
 
 import pytest
 
-from .conftest import needs
+from .toolkit import needs
 
 needs("playwright.sync_api", "pip install playwright")
 from playwright.sync_api import expect  # noqa: E402
 
-from .conftest import shot
+from .browserkit import shot
 from .pagekit import choose, roll, start_game
 
 

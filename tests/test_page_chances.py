@@ -8,12 +8,12 @@ import time
 
 import pytest
 
-from .conftest import needs
+from .toolkit import needs
 
 needs("playwright.sync_api", "pip install playwright")
 from playwright.sync_api import expect  # noqa: E402
 
-from .conftest import shot
+from .browserkit import shot
 from .pagekit import NAMES, audit, choose, roll, start_game
 from .test_page_table import CLS
 

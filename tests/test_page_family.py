@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import re
 
-from .conftest import needs
+from .toolkit import needs
 
 needs("playwright.sync_api", "pip install playwright")
 from playwright.sync_api import expect  # noqa: E402
 
-from .conftest import shot
+from .browserkit import shot
 from .pagekit import cell, choose, open_house, open_rules, roll, start_game, total
 
 #: A whole Yatzy game for two: (dice, box name, box id, points) for Ana, then Beto, round by round.

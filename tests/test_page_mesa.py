@@ -11,12 +11,12 @@ from datetime import datetime, timedelta, timezone
 import pytest
 import sqlalchemy as sa
 
-from .conftest import needs
+from .toolkit import needs
 
 needs("playwright.sync_api", "pip install playwright")
 from playwright.sync_api import expect  # noqa: E402
 
-from .conftest import shot
+from .browserkit import shot
 from .mesakit import Mesa, play_out
 from .pagekit import audit, choose, confirm, roll, under_service_worker
 

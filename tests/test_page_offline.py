@@ -13,12 +13,12 @@ import urllib.request
 
 import pytest
 
-from .conftest import needs
+from .toolkit import needs
 
 needs("playwright.sync_api", "pip install playwright")
 from playwright.sync_api import expect  # noqa: E402
 
-from .conftest import shot
+from .browserkit import shot
 from .pagekit import api_turns, cell, choose, option, roll, start_game, total, under_service_worker
 
 

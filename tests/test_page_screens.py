@@ -10,12 +10,12 @@ import urllib.request
 
 import pytest
 
-from .conftest import needs
+from .toolkit import needs
 
 needs("playwright.sync_api", "pip install playwright")
 from playwright.sync_api import expect  # noqa: E402
 
-from .conftest import shot
+from .browserkit import shot
 from .pagekit import NAMES
 from .test_page_a11y import LAYOUT
 

@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import re
 
-from .conftest import needs
+from .toolkit import needs
 
 needs("playwright.sync_api", "pip install playwright")
 from playwright.sync_api import expect  # noqa: E402
 
-from .conftest import shot
+from .browserkit import shot
 from .pagekit import cell, choose, confirm, in_viewport, open_house, roll, start_game
 
 
@@ -144,7 +144,7 @@ def test_start_tapped_before_the_variants_arrive_still_starts_the_game(phone):
 
 
 def test_the_page_works_under_a_path_prefix(phone, page_app):
-    from .conftest import serve_app
+    from .browserkit import serve_app
 
     url, server = serve_app(page_app, prefix="/anotador")
     try:

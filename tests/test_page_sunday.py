@@ -9,12 +9,12 @@ import urllib.request
 
 import pytest
 
-from .conftest import needs
+from .toolkit import needs
 
 needs("playwright.sync_api", "pip install playwright")
 from playwright.sync_api import expect  # noqa: E402
 
-from .conftest import shot
+from .browserkit import shot
 from .pagekit import choose, open_rules, start_game
 
 #: Every built-in variant in which a served roll scores more.

@@ -7,12 +7,12 @@ import time
 
 import pytest
 
-from .conftest import needs
+from .toolkit import needs
 
 needs("playwright.sync_api", "pip install playwright")
 from playwright.sync_api import expect  # noqa: E402
 
-from .conftest import shot
+from .browserkit import shot
 from .pagekit import NAMES, cell, choose, in_viewport, option, roll, scratch, start_game
 
 WIDEST = """() => [...document.querySelectorAll('body *')].filter(e => e.offsetParent !== null

@@ -8,7 +8,7 @@ import itertools
 
 import pytest
 
-from .conftest import needs
+from .toolkit import needs
 
 needs("pypdf", "pip install pypdf")
 from pypdf import PdfReader  # noqa: E402

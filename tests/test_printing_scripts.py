@@ -18,7 +18,7 @@ from anotador.printing import blank_sheet, filled_sheet, fonts
 from anotador.printing.fonts import _visual
 from anotador.rules import find_variant
 
-from .conftest import require
+from .toolkit import require
 
 #: A name in each script a family may write, and emoji: twelve, a full table.
 NAMES = {

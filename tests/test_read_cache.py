@@ -15,7 +15,7 @@ from anotador.api.games import game_body, rendered
 from anotador.rules.variants import VARIANTS
 from anotador.sheets import iso_stored
 
-from .conftest import Table, dispose, run_sql
+from .dbkit import Table, dispose, run_sql
 
 
 @pytest.fixture
@@ -212,7 +212,7 @@ IMPORTANT = ("ETag", "Cache-Control", "Vary", "X-Content-Type-Options", "Referre
 
 def test_the_poll_answered_before_flask_is_the_views_own_304(tmp_path):
     """anotador/polls.py and the view say the same 304; everything else goes on to the view."""
-    from .conftest import migrated_app
+    from .dbkit import migrated_app
 
     app = migrated_app(f"sqlite:///{tmp_path / 'p.sqlite'}", GAMES_PER_MINUTE=0)
     client = app.test_client()
@@ -245,7 +245,7 @@ def without_date(response):
 @pytest.mark.parametrize("method", ["GET", "HEAD"])
 def test_a_kept_body_answered_before_flask_is_the_views_own(tmp_path, accept, method):
     """A version's body rendered once is sent by anotador/polls.py, byte for byte and header for header."""
-    from .conftest import migrated_app
+    from .dbkit import migrated_app
 
     app = migrated_app(f"sqlite:///{tmp_path / 'p.sqlite'}", GAMES_PER_MINUTE=0)
     client = app.test_client()
@@ -287,7 +287,7 @@ def test_a_kept_body_answered_before_flask_is_the_views_own(tmp_path, accept, me
 
 
 def test_the_poll_before_flask_keeps_the_host_check_and_the_503(tmp_path):
-    from .conftest import migrated_app
+    from .dbkit import migrated_app
 
     url = f"sqlite:///{tmp_path / 'p.sqlite'}"
     app = migrated_app(url, GAMES_PER_MINUTE=0, TRUSTED_HOSTS=["anotador.example"])

@@ -30,8 +30,8 @@ from pathlib import Path
 
 import pytest
 
-from .conftest import require
-from .conftest import PYTHON_GENERATOR, run
+from .toolkit import require
+from .toolkit import PYTHON_GENERATOR, run
 from .test_serving import serve
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from .conftest import needs
+from .toolkit import needs
 
 needs("hypothesis", "pip install hypothesis")
 from hypothesis import given, settings

@@ -301,7 +301,8 @@ def test_a_new_yahtzee_game_has_its_chances_while_the_outcomes_are_built(tmp_pat
     from anotador.solver.build import OUTCOMES
     from anotador.solver.folder import key_of, table_path
 
-    from .conftest import SOLVER_DIR, Table, built_in_run_folder, migrated_app
+    from .conftest import SOLVER_DIR, built_in_run_folder
+    from .dbkit import Table, migrated_app
 
     rules = find_variant("yahtzee").rules()
     key = key_of(rules)

@@ -155,7 +155,7 @@ def test_only_trusted_host_names_are_served(tmp_path, config, served, refused):
 
 
 def test_a_forged_host_gets_no_write_link_and_stores_nothing(tmp_path):
-    from .conftest import migrated_app
+    from .dbkit import migrated_app
 
     app = migrated_app(f"sqlite:///{tmp_path / 'f.sqlite'}", TRUSTED_HOSTS=None)
     client = app.test_client()

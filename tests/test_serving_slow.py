@@ -16,7 +16,7 @@ import pytest
 
 from bench._http import request
 
-from .conftest import require
+from .toolkit import require
 from .test_serving import serve
 
 

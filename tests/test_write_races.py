@@ -19,7 +19,7 @@ import anotador.sheets.turns
 from anotador.extensions import db
 from anotador.models import EntryRow, GameRow, TurnRow
 
-from .conftest import Table, dispose
+from .dbkit import Table, dispose
 
 NAMES = ["Guillermina Fernández de la Serna Ortiz", "李小龍", "Ñandú"]
 
