@@ -94,10 +94,15 @@ def _snapshot(client, tables) -> dict[str, dict]:
     return {t.id: client.get(t.url()).get_json() for t in tables}
 
 
-def test_sqlite_backup_while_serving_then_restore(tmp_path, sqlite_template):
+def _sqlite_app(tmp_path, sqlite_template):
+    """An app on a live SQLite file of its own, migrated, with no rate limit."""
     path = tmp_path / "live.sqlite"
     shutil.copyfile(sqlite_template, path)
-    app = create_app({"TESTING": True, "SQLALCHEMY_DATABASE_URI": f"sqlite:///{path}", "GAMES_PER_MINUTE": 0})
+    return create_app({"TESTING": True, "SQLALCHEMY_DATABASE_URI": f"sqlite:///{path}", "GAMES_PER_MINUTE": 0})
+
+
+def test_sqlite_backup_while_serving_then_restore(tmp_path, sqlite_template):
+    app = _sqlite_app(tmp_path, sqlite_template)
     client = app.test_client()
     tables = _seed(client, 12)
     mesa, standings = _mesa(client)
@@ -152,13 +157,18 @@ def test_restore_refuses_a_damaged_file(tmp_path, sqlite_template):
     dispose(app)
 
 
-def test_postgresql_pg_dump_and_pg_restore(postgres_url, tmp_path):
+def _postgres_app(postgres_url):
+    """An app on this process's PostgreSQL database, emptied, once pg_dump and pg_restore are here."""
     require(shutil.which("pg_dump") is not None and shutil.which("pg_restore") is not None,
             "pg_dump and pg_restore are not installed (apt-get install postgresql-client)")
     from .dbkit import run_sql
 
     run_sql(postgres_url, "TRUNCATE games RESTART IDENTITY CASCADE")
-    app = create_app({"TESTING": True, "SQLALCHEMY_DATABASE_URI": postgres_url, "GAMES_PER_MINUTE": 0})
+    return create_app({"TESTING": True, "SQLALCHEMY_DATABASE_URI": postgres_url, "GAMES_PER_MINUTE": 0})
+
+
+def test_postgresql_pg_dump_and_pg_restore(postgres_url, tmp_path):
+    app = _postgres_app(postgres_url)
     client = app.test_client()
     tables = _seed(client, 8)
     mesa, standings = _mesa(client)
@@ -205,9 +215,7 @@ def _rotated(app, folder, keep: int) -> list:
 
 
 def test_nightly_backups_are_rotated_and_only_the_owners(tmp_path, sqlite_template):
-    path = tmp_path / "live.sqlite"
-    shutil.copyfile(sqlite_template, path)
-    app = create_app({"TESTING": True, "SQLALCHEMY_DATABASE_URI": f"sqlite:///{path}", "GAMES_PER_MINUTE": 0})
+    app = _sqlite_app(tmp_path, sqlite_template)
     client = app.test_client()
     tables = _seed(client, 3)
     folder = tmp_path / "backups"
@@ -230,12 +238,7 @@ def test_nightly_backups_are_rotated_and_only_the_owners(tmp_path, sqlite_templa
 
 
 def test_postgresql_nightly_backups_by_pg_dump(postgres_url, tmp_path):
-    require(shutil.which("pg_dump") is not None and shutil.which("pg_restore") is not None,
-            "pg_dump and pg_restore are not installed (apt-get install postgresql-client)")
-    from .dbkit import run_sql
-
-    run_sql(postgres_url, "TRUNCATE games RESTART IDENTITY CASCADE")
-    app = create_app({"TESTING": True, "SQLALCHEMY_DATABASE_URI": postgres_url, "GAMES_PER_MINUTE": 0})
+    app = _postgres_app(postgres_url)
     tables = _seed(app.test_client(), 2)
     folder = tmp_path / "backups"
     made = [_rotated(app, folder, 1) for _ in range(2)]
