@@ -340,9 +340,11 @@ def test_every_answer_has_a_request_id_and_the_access_log_its_time(tmp_path):
         status, problem_headers, _ = request(port, "GET", "/api/v1/games/nope")
         assert status == 404 and re.fullmatch(r"[0-9a-f]{16}", problem_headers["X-Request-ID"])
         assert problem_headers["X-Request-ID"] != headers["X-Request-ID"]
-        deadline = time.monotonic() + 10
-        while "id=nginx-0123abcd" not in proc.log_path.read_text(encoding="utf-8") and time.monotonic() < deadline:
-            time.sleep(0.1)  # the access log is written as the answer goes
+        wanted = ("id=nginx-0123abcd ", f" id={problem_headers['X-Request-ID']} ")
+        deadline = time.monotonic() + 30
+        # gunicorn writes a request's line once its answer has gone: wait for the last one asked
+        while not all(w in proc.log_path.read_text(encoding="utf-8") for w in wanted) and time.monotonic() < deadline:
+            time.sleep(0.1)
         log = proc.log_path.read_text(encoding="utf-8")
     assert re.search(r'"POST /api/v1/games HTTP/1.1" 201 \d+ \d+ms id=nginx-0123abcd ', log), log[-2000:]
     assert f" id={problem_headers['X-Request-ID']} " in log
