@@ -48,7 +48,7 @@ from .headers import Quota
 from .rules import RuleSet
 from .solver import Solver
 from .solver import folder as store
-from .outlooks import Outlooks, Spawned, Table, TableBuilding, read_or_set_aside, retry_after
+from .outlooks import Outlooks, Spawned, Table, TableBuilding, build_bytes, read_or_set_aside, retry_after
 from .solver.build import ABANDONED, BUILT, BUSY, OUTCOMES, ahead_files, build, builtin_rules, kind_of
 from .solver.folder import key_of
 from .solver.sampled import outcomes_bytes, sampled_for
@@ -174,7 +174,7 @@ class Tables(Outlooks):
             raise TableBuilding(self._builtin_wait(rules, key, under_way))
         with self.lock:
             self._may_start(client, game, self._charged(under_way), rules)
-            self._make_room(store.table_bytes(store.states_of(rules)), under_way)
+            self._make_room(build_bytes(kind_of(rules), store.states_of(rules)), under_way)
             self._spawn(rules, key, client, game, builtin=False)
             self._started(client)
         raise TableBuilding(retry_after(self._estimate(rules)))
@@ -256,11 +256,10 @@ class Tables(Outlooks):
 
     def _make_room(self, need: int, under_way: dict[str, store.Build]) -> None:
         """Make room for a new build of ``need`` bytes at most within :attr:`disk`: the folder's files, and every
-        build under way at its most (an outcomes build twice: its records, then the file they are copied into),
-        with the house rules' files used least lately removed as long as they do not fit. Else
+        build under way at its most (:func:`~.outlooks.build_bytes`), with the house rules' files used least
+        lately removed as long as they do not fit. Else
         :class:`TableBuilding` when builds under way hold the room, :class:`FolderFull` when they do not."""
-        reserved = sum(2 * outcomes_bytes(b.states) if b.kind.endswith(OUTCOMES) else store.table_bytes(b.states)
-                       for b in under_way.values())
+        reserved = sum(build_bytes(b.kind, b.states) for b in under_way.values())
         busy = {key.removesuffix(OUTCOMES) for key in under_way}
         used, removable = 0, []
         try:

@@ -63,6 +63,12 @@ WARM_FOR = 1800.0
 OUTCOMES_KEPT = 4
 
 
+def build_bytes(kind: str, states: int) -> int:
+    """The most a build of this kind takes on disk while it runs: a table's file, or an outcomes build's twice
+    (its records, then the file they are copied into). What the folder's disk budget counts a build as."""
+    return 2 * outcomes_bytes(states) if kind.endswith(OUTCOMES) else store.table_bytes(states)
+
+
 class Table(NamedTuple):
     """An advisor's table in memory: the rule set's solver and every state's value."""
 
@@ -157,7 +163,7 @@ class Outlooks:
         return found
 
     def chances_outlook(self, rules: RuleSet, sheets: Sequence[Mapping[str, int]], client: str | None = None,
-                        game: bool = False, early: bool = True) -> "Outlook | LateOutlook | SampledOutlook | OpeningOutlook":
+                        game: bool = False, early: bool = True) -> "Outlook | LateOutlook | SampledOutlook":
         """What who-is-winning reads for players at these sheets: every state's outlook (:meth:`outlook`), or for
         rules whose sheets hold more than their boxes the last rounds' (:meth:`late_outlook`), before them the
         sampled one (:meth:`sampled_outlook`: ``early``; built for a stored ``game`` only; while it is built, a game
@@ -221,7 +227,7 @@ class Outlooks:
             if key not in self.builds:
                 # charged like a table build: to the address, and counted among the builds under way
                 self._may_start(client, game, self._charged(under_way), rules)
-                self._make_room(2 * outcomes_bytes(store.states_of(rules)), under_way)
+                self._make_room(build_bytes(outcomes_kind(rules), store.states_of(rules)), under_way)
                 # the folder's one place, taken before the builder starts (which inherits it): two servers, or
                 # two workers, asked at the same moment start one build, not two
                 slot = store.take(os.path.join(self.folder, store.OUTCOMES_SLOT))

@@ -17,7 +17,7 @@ from ..advice import tables
 from ..rules import Game
 from ..solver.chances import PERCENTILES, NotExact, game_chances
 from ..solver.late import LateOutlook, is_late
-from ..solver.sampled import OpeningOutlook, SampledOutlook, sampled_for
+from ..solver.sampled import SampledOutlook, sampled_for
 from .common import client_key, rounded
 from .reads import version_read
 
@@ -81,8 +81,6 @@ def outlook_of(state: Game, history: bool = False):
 
 def method_of(outlook, state: Game) -> str:
     """``sampled`` when a player's figures are (a Yahtzee-family sheet before the last rounds), else ``exact``."""
-    if isinstance(outlook, OpeningOutlook):
-        return "sampled"
     if isinstance(outlook, SampledOutlook) and state.outcome().status != "finished":
         return "sampled" if any(outlook.sampled(outlook.row_of(state.sheets[i])) for i in range(state.players)) \
             else "exact"

@@ -33,6 +33,7 @@ formats and the sha256 of both parts, checked when a worker loads the file.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
@@ -345,28 +346,31 @@ def openings(outlooks: Sequence[SampledOutlook]) -> dict:
     return out
 
 
-class OpeningOutlook:
-    """Who is winning before anyone has played, for a built-in rule set whose outcomes are still being built: each
-    empty sheet's sampled points to come as shipped (:data:`OPENINGS`, the very samples :class:`SampledOutlook`
-    draws), the table's mean. Covers only games whose sheets are all empty."""
+@functools.cache
+def shipped() -> dict:
+    """:data:`OPENINGS` as read once per process ({} when it cannot be read)."""
+    try:
+        with open(OPENINGS) as f:
+            found = json.load(f)
+    except (OSError, ValueError):
+        return {}
+    return found if isinstance(found, dict) else {}
 
-    G = 1
-    most_generalas = False
+
+class OpeningOutlook(SampledOutlook):
+    """Who is winning before anyone has played, for a built-in rule set whose outcomes are still being built:
+    :class:`SampledOutlook` with no outcomes file, its one sheet's samples shipped (:data:`OPENINGS`, the very
+    games the file gives an empty sheet). Covers only games whose sheets are all empty."""
 
     def __init__(self, late: LateOutlook, distribution: np.ndarray) -> None:
-        self.late, self.space = late, late.space
+        super().__init__(late, None)  # type: ignore[arg-type] - no file: the one distribution read is shipped
         self.start = int(self.space.state_of({}))
         self.distribution = distribution
-        self._none = np.zeros(self.space.nb + 1)
 
     @classmethod
     def of(cls, late: LateOutlook) -> "OpeningOutlook | None":
         """The shipped opening of the late outlook's rule set, or None when none is shipped for it."""
-        try:
-            with open(OPENINGS) as f:
-                found = json.load(f).get(key_of(late.solver.rules))
-        except (OSError, ValueError):
-            return None
+        found = shipped().get(key_of(late.solver.rules))
         if not found or found.get("games") != GAMES or found.get("seed") != SEED:
             return None
         counts = np.zeros(late.P, dtype=np.int64)
@@ -385,23 +389,5 @@ class OpeningOutlook:
             raise NotExact("the shipped opening covers empty sheets only")
         return self.start
 
-    def sampled(self, row: int) -> bool:
-        return True
-
-    def prepare(self, rows: Sequence[int]) -> None:
-        """Nothing to work out."""
-
-    def remaining(self, row: int) -> np.ndarray:
+    def _sample(self, state: int) -> np.ndarray:
         return self.distribution
-
-    def mean(self, row: int) -> float:
-        return float(self.late.V[row])
-
-    def finish_of(self, row: int) -> np.ndarray:
-        return self.distribution[None, :]
-
-    def instant_of(self, row: int) -> np.ndarray:
-        return self._none
-
-    def prospect(self, row: int, base: int, sheet: Mapping[str, int], first: int) -> Prospect:
-        return Prospect(self.finish_of(row), self.instant_of(row), base, 0, first)
