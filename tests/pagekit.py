@@ -61,6 +61,12 @@ def roll(page, dice, served=False, lang="en"):
         served_box.click()
 
 
+def roll_again(page, dice):
+    """Enter the dice of the players tied for who starts (``{"Ana": 4, ...}``), in the start form's tie row."""
+    for name, face in dice.items():
+        page.locator("#tie-dice").get_by_label(f"{name}'s die").select_option(str(face))
+
+
 def option(page, box, points=None):
     """The option button for ``box`` (with ``points`` when given)."""
     found = page.locator("#options button").filter(has=page.locator(".label", has_text=re.compile(f"^{re.escape(box)}")))

@@ -172,17 +172,6 @@ class Target:
 
 
 @pytest.fixture(scope="module")
-def table(tmp_path_factory, advice_tables):
-    """The target on a migrated SQLite file (and generala's advisor table)."""
-    from .dbkit import dispose, migrated_app
-
-    app = migrated_app(f"sqlite:///{tmp_path_factory.mktemp('hostile')}/h.sqlite")
-    target = Target(app)
-    yield target.client, target.game_id, target.auth
-    dispose(app)
-
-
-@pytest.fixture(scope="module")
 def targets(tmp_path_factory, advice_tables, request):
     """Each database's target, made when first asked for."""
     from .dbkit import dispose, migrated_app
@@ -201,6 +190,13 @@ def targets(tmp_path_factory, advice_tables, request):
     yield target
     for t in made.values():
         dispose(t.app)
+
+
+@pytest.fixture(scope="module")
+def table(targets):
+    """The target on SQLite, as (its client, its game's id, the game's token header)."""
+    target = targets("sqlite")
+    return target.client, target.game_id, target.auth
 
 
 def _check(r) -> None:

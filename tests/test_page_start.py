@@ -11,7 +11,7 @@ needs("playwright.sync_api", "pip install playwright")
 from playwright.sync_api import expect  # noqa: E402
 
 from .browserkit import shot
-from .pagekit import cell, choose, confirm, in_viewport, open_house, roll, start_game
+from .pagekit import cell, choose, confirm, in_viewport, open_house, roll, roll_again, start_game
 
 
 def test_the_start_screen_in_spanish_with_house_rules_and_first_player(phone):
@@ -50,13 +50,11 @@ def test_a_tie_for_who_starts_is_rolled_again_by_the_tied_players_only(phone):
         page.locator("#start").click()
     expect(page.locator("#tie-text")).to_have_text("Tie: Ana, Beto roll again. Enter their dice and tap Start.")
     expect(page.locator("#tie-dice select")).to_have_count(2)   # Ceci does not roll again
-    page.locator("#tie-dice").get_by_label("Ana's die").select_option("4")
-    page.locator("#tie-dice").get_by_label("Beto's die").select_option("4")
+    roll_again(page, {"Ana": 4, "Beto": 4})
     with page.expect_response("**/api/v1/games"):               # tied again: both roll once more
         page.locator("#start").click()
     expect(page.locator("#tie-dice select")).to_have_count(2)
-    page.locator("#tie-dice").get_by_label("Ana's die").select_option("2")
-    page.locator("#tie-dice").get_by_label("Beto's die").select_option("5")
+    roll_again(page, {"Ana": 2, "Beto": 5})
     shot(page, "01b-tie-for-first")
     page.locator("#start").click()
     page.wait_for_url(re.compile(r"/g/[A-Za-z0-9_-]+$"))

@@ -15,7 +15,7 @@ needs("playwright.sync_api", "pip install playwright")
 from playwright.sync_api import expect  # noqa: E402
 
 from .browserkit import shot
-from .pagekit import choose, open_rules, start_game
+from .pagekit import choose, open_rules, roll_again, start_game
 
 #: Every built-in variant in which a served roll scores more.
 SERVED_BONUS = ["generala", "generala-doble", "general-pr", "generala-wiki"]
@@ -222,8 +222,7 @@ def test_the_roll_for_who_starts_waits_for_every_die(phone):
         expect(select).to_have_value("")
     page.locator("#start").click()
     expect(page.locator("#form-error")).to_have_text(re.compile("^Ana's die is missing"))
-    page.locator("#tie-dice").get_by_label("Ana's die").select_option("3")
-    page.locator("#tie-dice").get_by_label("Beto's die").select_option("6")
+    roll_again(page, {"Ana": 3, "Beto": 6})
     shot(page, "sunday-roll-off")
     page.locator("#start").click()
     page.wait_for_url(re.compile(r"/g/[A-Za-z0-9_-]+$"))
