@@ -1,5 +1,5 @@
-"""``python -m anotador``: the console script (:mod:`anotador.console`)."""
+"""``python -m anotador``: the console script (:mod:`anotador.ops.console`)."""
 
-from .console import main
+from .ops.console import main
 
 main()

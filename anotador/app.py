@@ -12,10 +12,14 @@ from flask.json.provider import DefaultJSONProvider
 from flask.sessions import SessionInterface
 from werkzeug.middleware.proxy_fix import ProxyFix
 
-from . import advice, cli, config, cors, database, errors, headers, settings
+from . import config, settings
+from .advisor import tables as advisor
+from .http import cors, errors, headers
+from .ops import cli
+from .store import database
 from .extensions import MIGRATIONS, compress, db, migrate
-from .headers import RequestIds
-from .polls import Polls
+from .http.headers import RequestIds
+from .api.polls import Polls
 
 
 #: orjson as jsonify writes: a newline after the text, keys that are not strings as json writes them, and
@@ -143,9 +147,9 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     cors.init_app(app)  # registered first, so it runs last: after headers.Secure, adding to its Vary
     headers.init_app(app)
     cli.init_app(app)
-    advice.init_app(app)
+    advisor.init_app(app)
 
-    from . import models  # noqa: F401 - the models must be known to migrations
+    from .store import models  # noqa: F401 - the models must be known to migrations
 
     from .api import init_app as init_api
 
@@ -155,7 +159,7 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
 
     web.init_app(app)
 
-    # The poll (a 304 for an unchanged game) is answered before Flask: anotador/polls.py.
+    # The poll (a 304 for an unchanged game) is answered before Flask: anotador/api/polls.py.
     app.wsgi_app = Polls(app.wsgi_app, app)  # type: ignore[method-assign]
     app.wsgi_app = RequestIds(app.wsgi_app)  # type: ignore[method-assign]
     hops = int(app.config.get("PROXY_HOPS") or 0)

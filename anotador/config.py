@@ -6,7 +6,7 @@ import os
 import secrets
 import time
 
-from .compression import Compressed, cache_key
+from .http.compression import Compressed, cache_key
 
 
 class Defaults:
@@ -22,7 +22,7 @@ class Defaults:
                           "text/css", "text/javascript", "application/javascript", "image/svg+xml",
                           "application/manifest+json"]
     COMPRESS_MIN_SIZE = 512
-    #: The compressed forms of texts that never change are kept (anotador/compression.py).
+    #: The compressed forms of texts that never change are kept (anotador/http/compression.py).
     COMPRESS_CACHE_BACKEND = Compressed
     COMPRESS_CACHE_KEY = staticmethod(cache_key)
     COMPRESS_STREAMING_ENDPOINT_CONDITIONAL = ["web.static"]
@@ -60,7 +60,7 @@ class Defaults:
     #: Seconds a request waits for a pooled connection.
     DB_POOL_TIMEOUT = 5
     #: PostgreSQL: seconds a connection may be held by one request before the guard cuts it,
-    #: whatever the database says (above the statement and lock timeouts; anotador/guard.py).
+    #: whatever the database says (above the statement and lock timeouts; anotador/store/guard.py).
     DB_REQUEST_BUDGET = 8
     #: PostgreSQL: seconds a connection is held before the guard asks the database whether it
     #: still answers (if not: every connection is cut, and 503 at once until it does).
@@ -88,7 +88,7 @@ class Defaults:
     SOLVER_DISK_BYTES = 4 << 30
     #: Play to win (advice with opponents) weighs every sheet a roll leads to against each opponent's:
     #: the share of a core each worker may spend on it, the share one client address may, and the seconds
-    #: either may spend at once before it must wait (anotador/weighing.py; past them, 429).
+    #: either may spend at once before it must wait (anotador/advisor/weighing.py; past them, 429).
     TO_WIN_SHARE = 0.25
     TO_WIN_CLIENT_SHARE = 0.05
     TO_WIN_BURST = 2.0
@@ -158,7 +158,7 @@ def engine_options(config) -> dict:
     """SQLAlchemy engine options from the settings above, per database."""
     url = config["SQLALCHEMY_DATABASE_URI"]
     # No pool_pre_ping: its SELECT 1 costs every request a round trip.
-    # anotador.database looks at a PostgreSQL connection's socket instead;
+    # anotador.store.database looks at a PostgreSQL connection's socket instead;
     # a SQLite file has no connection to lose.
     options = {} if url.startswith("sqlite") else {"pool_timeout": config["DB_POOL_TIMEOUT"]}
     if url.startswith("postgresql"):
@@ -207,7 +207,7 @@ def hosts(value, lan_url: str | None = None, proxy_hops: int = 0) -> list[str] |
     if proxy_hops:
         return None
     if lan_url:
-        from .lan import own_names
+        from .ops.lan import own_names
 
         return sorted(set(LOCAL_HOSTS) | own_names(lan_url))
     return list(LOCAL_HOSTS)

@@ -21,5 +21,5 @@ NAMING = {
 db = SQLAlchemy(metadata=MetaData(naming_convention=NAMING), session_options={"expire_on_commit": False})
 migrate = Migrate()
 #: Where the schema's migrations live: Flask-Migrate's folder, and the head /readyz compares with.
-MIGRATIONS = Path(__file__).resolve().parent / "migrations"
+MIGRATIONS = Path(__file__).resolve().parent / "store" / "migrations"
 compress = Compress()

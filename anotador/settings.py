@@ -63,7 +63,7 @@ SETTINGS: dict[str, Setting] = {
     "LAN_URL": Setting("str", optional=True),
     "CORS_ORIGINS": Setting("hosts", optional=True),
     "SECRET_KEY": Setting("str", optional=True),
-    # read by the gunicorn worker (anotador/serving.py) from the environment; checked here all the same
+    # read by the gunicorn worker (anotador/ops/serving.py) from the environment; checked here all the same
     "REQUEST_TIMEOUT": Setting("number", 0.5, optional=True),
     "BUFFERING_PER_ADDRESS": Setting("int", optional=True),
 }

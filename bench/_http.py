@@ -66,8 +66,8 @@ class Server:
 
 #: scripts/serve's default: 2 workers...
 SERVE_WORKERS = 2
-#: ... of its worker class, each with 4 threads (anotador/gunicorn_conf.py).
-DEPLOYED = {"worker_class": "anotador.serving.BufferingWorker", "threads": 4}
+#: ... of its worker class, each with 4 threads (anotador/ops/gunicorn_conf.py).
+DEPLOYED = {"worker_class": "anotador.ops.serving.BufferingWorker", "threads": 4}
 
 
 @contextmanager
@@ -81,7 +81,7 @@ def gunicorn(app: str, workers: int = SERVE_WORKERS, worker_class: str = "sync",
     port = free_port()
     cmd = [sys.executable, "-m", "gunicorn", "--bind", f"127.0.0.1:{port}", "--workers", str(workers),
            "--worker-class", worker_class, "--threads", str(threads), "--log-level", "warning",
-           "--no-control-socket", app]  # as anotador/gunicorn_conf.py: two instances must not share one
+           "--no-control-socket", app]  # as anotador/ops/gunicorn_conf.py: two instances must not share one
     proc = subprocess.Popen(cmd, cwd=ROOT, env={**os.environ, **(env or {})}, start_new_session=True)
     server = Server(proc, port)
     try:

@@ -43,7 +43,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import numpy as np  # noqa: E402
 
 from bench._http import DEPLOYED, SERVE_WORKERS, gunicorn, interleaved, load  # noqa: E402
-from anotador.advice import Tables  # noqa: E402
+from anotador.advisor.tables import Tables  # noqa: E402
 from anotador.rules import VARIANTS, find_variant  # noqa: E402
 from anotador.solver import Solver, dice  # noqa: E402
 from anotador.solver.advise import advise  # noqa: E402

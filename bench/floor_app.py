@@ -12,7 +12,7 @@ from flask import jsonify
 
 from anotador import create_app
 from anotador.extensions import db
-from anotador.database import begin_write
+from anotador.store.database import begin_write
 
 app = create_app()
 FLOOR = sa.Table("bench_floor", sa.MetaData(), sa.Column("id", sa.Integer, primary_key=True),

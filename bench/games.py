@@ -181,7 +181,7 @@ def seed_finished_games(url: str, count: int) -> list[str]:
     """Store ``count`` finished two-player games directly; return their ids."""
     from anotador import create_app
     from anotador.extensions import db
-    from anotador.models import EntryRow, GameRow, PlayerRow, TurnRow
+    from anotador.store.models import EntryRow, GameRow, PlayerRow, TurnRow
     from anotador.rules import Choice, Game, find_variant
 
     rules = find_variant("generala").rules()

@@ -86,7 +86,7 @@ def main() -> None:
     ap.add_argument("--seconds", type=float, default=5.0)
     ap.add_argument("--concurrency", type=int, default=4)
     ap.add_argument("--rounds", type=int, default=3)
-    ap.add_argument("--worker-classes", default="anotador.serving.BufferingWorker,sync",
+    ap.add_argument("--worker-classes", default="anotador.ops.serving.BufferingWorker,sync",
                     help="gunicorn worker classes to measure; the first is the deployed one (scripts/serve)")
     args = ap.parse_args()
 

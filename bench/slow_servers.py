@@ -1,7 +1,7 @@
 """Benchmark: the buffering gunicorn worker against waitress, which buffers whole requests by design.
 
 scripts/serve has no proxy in front, so its server must not let clients that
-trickle their requests hold its threads. anotador/serving.py gets that by
+trickle their requests hold its threads. anotador/ops/serving.py gets that by
 reaching into gunicorn's threaded worker; waitress (pure Python, well kept)
 reads every request whole in its event loop before a thread sees it. This
 measures both as scripts/serve would run them, with the same slow clients

@@ -44,7 +44,7 @@ def seed(app, mesa_id: str, games: int) -> None:
     import sqlalchemy as sa
 
     from anotador.extensions import db
-    from anotador.models import GameRow, MesaAliasRow, MesaPlayerRow, PlayerRow, ResultRow
+    from anotador.store.models import GameRow, MesaAliasRow, MesaPlayerRow, PlayerRow, ResultRow
     from anotador.rules import find_variant
     from anotador.sheets.standings import retally
 

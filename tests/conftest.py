@@ -64,7 +64,7 @@ def built_in_run_folder(variant: str, wait: float = 300):
     first worker to ask builds it, the others wait for it (the store says TableBuilding while one builds)."""
     import time
 
-    from anotador.advice import TableBuilding, Tables
+    from anotador.advisor.tables import TableBuilding, Tables
 
     store, deadline = Tables(SOLVER_DIR), time.monotonic() + wait
     while True:

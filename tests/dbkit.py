@@ -28,7 +28,7 @@ PG_URL = make_url(PG_SERVER).set(database=PG_DATABASE).render_as_string(hide_pas
 
 
 def _tables() -> tuple[str, ...]:
-    from anotador import models  # noqa: F401 - registers every table
+    from anotador.store import models  # noqa: F401 - registers every table
     from anotador.extensions import db
 
     return tuple(t.name for t in db.metadata.sorted_tables)

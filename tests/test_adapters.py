@@ -1,4 +1,4 @@
-"""The adapters (anotador/adapters.py, anotador/serving.py) still fit the packages they lean on.
+"""The adapters (anotador/support/adapters.py, anotador/ops/serving.py) still fit the packages they lean on.
 
 Each test here fails, loudly, the day a new release of Flask-SQLAlchemy,
 marshmallow or gunicorn moves what an adapter uses: the adapter must then be
@@ -12,7 +12,8 @@ import inspect
 from marshmallow import Schema, fields, pre_load, validates
 from marshmallow.decorators import PRE_LOAD, VALIDATES
 
-from anotador import adapters, create_app
+from anotador import create_app
+from anotador.support import adapters
 from anotador.extensions import db
 
 
@@ -55,7 +56,7 @@ def test_gunicorn_threaded_worker_has_what_the_buffering_worker_uses():
     from gunicorn.http.unreader import Unreader
     from gunicorn.workers import gthread
 
-    from anotador.serving import BufferingWorker
+    from anotador.ops.serving import BufferingWorker
 
     assert issubclass(BufferingWorker, gthread.ThreadWorker)
     worker = gthread.ThreadWorker
@@ -91,7 +92,7 @@ def test_gunicorn_error_page_is_still_the_one_rewritten_as_a_problem():
     from gunicorn import util
     from gunicorn.workers import base
 
-    from anotador.serving import _ProblemSocket
+    from anotador.ops.serving import _ProblemSocket
 
     assert _params(base.Worker.handle_error) == ["self", "req", "client", "addr", "exc"]
     assert "util.write_error(client," in inspect.getsource(base.Worker.handle_error)

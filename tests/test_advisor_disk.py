@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from anotador.advice import FolderFull, TableBuilding, Tables
-from anotador.outlooks import Spawned
+from anotador.advisor.tables import FolderFull, TableBuilding, Tables
+from anotador.advisor.outlooks import Spawned
 from anotador.rules import build_rules, find_variant
 from anotador.solver import folder as store
 from anotador.solver.build import OUTCOMES

@@ -11,7 +11,7 @@ import pytest
 
 from anotador.rules import VARIANTS, build_rules, find_variant
 from anotador.solver import folder as store
-from anotador.outlooks import retry_after
+from anotador.advisor.outlooks import retry_after
 from anotador.solver.build import kind_of
 from anotador.solver.folder import key_of
 
@@ -369,9 +369,9 @@ def test_chances_outlooks_are_made_one_at_a_time_and_the_next_is_told_to_wait_fo
     the second rule set's 503 waits for the first's outlook and its own."""
     import threading
 
-    import anotador.outlooks as outlooks_module
-    from anotador.advice import TableBuilding, Tables
-    from anotador.outlooks import OUTLOOK_SECONDS
+    import anotador.advisor.outlooks as outlooks_module
+    from anotador.advisor.tables import TableBuilding, Tables
+    from anotador.advisor.outlooks import OUTLOOK_SECONDS
 
     from .conftest import SOLVER_DIR
 

@@ -8,8 +8,8 @@ import types
 
 import pytest
 
-from anotador import gunicorn_conf
-from anotador.advice import TableBuilding, Tables
+from anotador.ops import gunicorn_conf
+from anotador.advisor.tables import TableBuilding, Tables
 from anotador.rules import VARIANTS
 from anotador.solver.build import BUSY, _ahead_outcomes, ahead_files, builtin_rules
 from anotador.solver.chances import exact_for

@@ -99,7 +99,7 @@ def test_best_is_the_best_of_every_box_and_keep(client, advice_tables):
 def test_a_turns_answers_are_the_same_kept_or_not(client, advice_tables, variant):
     """A turn's advice, asked throw by throw as the page asks it (the later throws read what the first worked
     out, kept), is what each throw gets asked on its own, in any order, with nothing kept."""
-    from anotador.advice import tables
+    from anotador.advisor.tables import tables
 
     rules = find_variant(variant).rules()
     rng = random.Random(8)

@@ -127,7 +127,7 @@ def _decoded(r) -> bytes:
 
     import brotli
 
-    from anotador.compression import zstd
+    from anotador.http.compression import zstd
 
     coding = r.headers.get("Content-Encoding")
     return {"gzip": gzip.decompress, "br": brotli.decompress, "zstd": zstd.decompress,
@@ -174,7 +174,7 @@ def test_quick_compression_from_threads_gives_whole_frames():
     decode alone to themselves, as do the gzip ones."""
     from concurrent.futures import ThreadPoolExecutor
 
-    from anotador.compression import Quick, zstd
+    from anotador.http.compression import Quick, zstd
 
     quick = Quick({"COMPRESS_ZSTD_LEVEL": 3, "COMPRESS_LEVEL": 6})
     texts = [("{\"n\": %d, \"pad\": \"%s\"}" % (i, "ab" * (i * 37 % 900))).encode() for i in range(200)]

@@ -111,8 +111,8 @@ def test_two_workers_asked_at_the_same_moment_start_one_outcomes_build_charged_t
     the asking address's: its next house-rule table waits (429), as for a table build of its own."""
     import threading
 
-    from anotador.advice import Tables, TooManyBuilds
-    from anotador.outlooks import TableBuilding
+    from anotador.advisor.tables import Tables, TooManyBuilds
+    from anotador.advisor.outlooks import TableBuilding
     from anotador.solver.build import OUTCOMES
 
     folder = tmp_path / "solver"
@@ -151,8 +151,8 @@ def test_two_workers_asked_at_the_same_moment_start_one_outcomes_build_charged_t
 
 
 def test_the_folder_is_pruned_on_a_schedule_not_only_when_a_table_is_loaded(tmp_path, monkeypatch):
-    from anotador import advice
-    from anotador.advice import Tables
+    from anotador.advisor import tables as advice
+    from anotador.advisor.tables import Tables
 
     folder = tmp_path / "solver"
     folder.mkdir()

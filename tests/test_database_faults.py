@@ -158,7 +158,7 @@ def test_sqlite_a_stuck_writer_in_another_worker_is_503_not_a_hang(sqlite_app):
     _, client, path = sqlite_app
     game = Table(client, client.post("/api/v1/games", json={"variant": "generala", "players": ["A", "B"]}).get_json())
     fd = os.open(f"{path}.write-lock", os.O_RDWR | os.O_CREAT, 0o600)
-    fcntl.flock(fd, fcntl.LOCK_EX)  # the write lock of anotador/database.py, held by a stuck worker
+    fcntl.flock(fd, fcntl.LOCK_EX)  # the write lock of anotador/store/database.py, held by a stuck worker
     try:
         results = []
         threads = [threading.Thread(target=lambda: results.append(client.post(

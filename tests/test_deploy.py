@@ -89,7 +89,7 @@ http {{
 
 @pytest.fixture(scope="module")
 def stack(tmp_path_factory, request):
-    """nginx on two gunicorn servers (anotador/gunicorn_conf.py) on one migrated PostgreSQL."""
+    """nginx on two gunicorn servers (anotador/ops/gunicorn_conf.py) on one migrated PostgreSQL."""
     require(os.path.exists(NGINX), "nginx is not installed (apt-get install nginx)")
     pg = request.getfixturevalue("postgres_url")
     run_sql(pg, "TRUNCATE games RESTART IDENTITY CASCADE")
@@ -101,7 +101,7 @@ def stack(tmp_path_factory, request):
                "ANOTADOR_PROXY_HOPS": "1", "ANOTADOR_TRUSTED_HOSTS": f"{HOST},127.0.0.1",
                "ANOTADOR_SECRET_KEY": SECRET, "ANOTADOR_GAMES_PER_MINUTE": "0"}
         log = open(tmp / f"gunicorn-{p}.log", "wb")
-        procs.append(subprocess.Popen([sys.executable, "-m", "gunicorn", "-c", "python:anotador.gunicorn_conf",
+        procs.append(subprocess.Popen([sys.executable, "-m", "gunicorn", "-c", "python:anotador.ops.gunicorn_conf",
                                        "wsgi:app"], cwd=ROOT, env=env, stdout=log, stderr=log,
                                       start_new_session=True))
     for p, proc in zip(ports, procs):

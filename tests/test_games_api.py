@@ -8,7 +8,7 @@ import pytest
 import sqlalchemy as sa
 
 from anotador.extensions import db
-from anotador.models import GameRow
+from anotador.store.models import GameRow
 from anotador.sheets import hash_token
 
 
@@ -266,7 +266,7 @@ def test_corrections_may_not_change_the_player(new_game):
 def test_the_database_itself_refuses_a_second_entry_in_a_box(new_game, db_app):
     from sqlalchemy.exc import IntegrityError
 
-    from anotador.models import EntryRow, TurnRow
+    from anotador.store.models import EntryRow, TurnRow
 
     table = new_game("generala", ["Ana", "Beto"])
     table.turn(0, "ones", [1, 1, 2, 3, 4])
@@ -283,7 +283,7 @@ def test_the_database_itself_refuses_a_second_entry_in_a_box(new_game, db_app):
 @pytest.mark.parametrize("key", [None, "a-tap"])
 def test_a_row_the_database_refuses_mid_write_is_a_409_and_keeps_nothing(new_game, db_app, key):
     """An entry written behind the app's back: the next turn meets the constraint, not the app's checks."""
-    from anotador.models import EntryRow, IdempotencyRow, TurnRow
+    from anotador.store.models import EntryRow, IdempotencyRow, TurnRow
 
     names = ["Guillermina Fernández de la Serna Ortiz", "李小龍"]
     table = new_game("generala", names)
@@ -316,7 +316,7 @@ def test_a_turn_is_stored_as_the_orm_stores_it(new_game, db_app):
     dice and served flag read back as written, and a kept copy of the dice
     (the correction's) is stored alike.
     """
-    from anotador.models import CorrectionRow, TurnRow
+    from anotador.store.models import CorrectionRow, TurnRow
 
     names = ["Guillermina Fernández de la Serna Ortiz", "李小龍", "أحمد بن محمد بن عبد الله الهاشمي القرشي",
              "Đặng Thị Ngọc Hân Nguyễn Phạm Trần Lê Võ", "Αλέξανδρος Παπαδόπουλος-Καραμανλής Βλ", "Zoë"]

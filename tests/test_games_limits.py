@@ -123,7 +123,7 @@ def test_games_per_minute_zero_is_no_limit(limited):
 
 def test_the_creator_is_stored_as_a_keyed_hash_not_the_address(limited):
     from anotador.extensions import db
-    from anotador.models import GameRow
+    from anotador.store.models import GameRow
 
     app, client = limited()
     game = _new(client, remote="192.168.1.77").get_json()

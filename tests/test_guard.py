@@ -1,4 +1,4 @@
-"""anotador/guard.py on its own: what it cuts, when the circuit opens and closes (no database needed)."""
+"""anotador/store/guard.py on its own: what it cuts, when the circuit opens and closes (no database needed)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from anotador.guard import DatabaseDown, Guard
+from anotador.store.guard import DatabaseDown, Guard
 
 
 class Probe:

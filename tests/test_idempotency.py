@@ -107,7 +107,7 @@ def test_a_malformed_key_is_400(new_game, key):
 
 def test_keys_belong_to_one_game_and_are_forgotten_after_a_day(new_game, db_app):
     from anotador.extensions import db
-    from anotador.models import GameRow, IdempotencyRow, utcnow
+    from anotador.store.models import GameRow, IdempotencyRow, utcnow
 
     a, b = new_game("generala", ["Ana", "Beto"]), new_game("generala", ["Ceci", "Dani"])
     body = {"player": 0, "category": "ones", "scratch": True}
@@ -280,7 +280,7 @@ def test_a_creation_key_is_forgotten_after_its_hour(api, db_url):
     first = create(api)
     engine = sa.create_engine(db_url)
     with engine.begin() as conn:
-        from anotador.models import CreationKeyRow  # the column's own type stores the time, on either database
+        from anotador.store.models import CreationKeyRow  # the column's own type stores the time, on either database
 
         two_hours_ago = datetime.now(timezone.utc) - timedelta(hours=2)
         conn.execute(sa.update(CreationKeyRow.__table__).values(created_at=two_hours_ago))

@@ -120,7 +120,7 @@ def test_a_season_adds_up_to_a_recount_after_every_kind_of_write(api, db_app):
     # a purge of every old game leaves the table's games and standings as they were
     from anotador import sheets
     from anotador.extensions import db
-    from anotador.models import GameRow
+    from anotador.store.models import GameRow
 
     with db_app.app_context():
         db.session.execute(sa.update(GameRow).values(updated_at=datetime.now(timezone.utc) - timedelta(days=900)))
@@ -251,7 +251,7 @@ def test_players_are_recognised_by_name_renamed_and_merged_without_touching_the_
 
 def test_standings_by_variant_rule_set_and_days(api, db_app):
     from anotador.extensions import db
-    from anotador.models import GameRow
+    from anotador.store.models import GameRow
 
     rng = random.Random(5)
     mesa = Mesa(api, timezone="America/Argentina/Buenos_Aires")
@@ -339,7 +339,7 @@ def test_the_history_pages_thousands_of_games_with_none_twice_or_missing_while_g
     """5,000 games (written straight to the database, ten at each instant), read 100 at a time
     while new games start at the table between pages."""
     from anotador.extensions import db
-    from anotador.models import GameRow, PlayerRow
+    from anotador.store.models import GameRow, PlayerRow
 
     from anotador.rules import find_variant
 
@@ -397,7 +397,7 @@ def test_the_history_exports_as_csv_one_row_per_seat(api):
 def test_a_table_nobody_opens_goes_with_its_games_and_one_in_use_stays(db_app):
     from anotador import sheets
     from anotador.extensions import db
-    from anotador.models import GameRow, MesaRow
+    from anotador.store.models import GameRow, MesaRow
 
     api = db_app.test_client()
     old, used = Mesa(api, "Vieja"), Mesa(api, "En uso")

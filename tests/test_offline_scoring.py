@@ -23,7 +23,7 @@ import pytest
 from anotador.rules import VARIANTS, find_variant
 from anotador.rules.spec import GROUP, expand, groups_of
 from anotador.rules.table import offline_table
-from anotador.schemas import dump_score
+from anotador.api.schemas import dump_score
 
 from .conftest import ROOT
 from .toolkit import require

@@ -39,7 +39,7 @@ def _mesa(client) -> tuple[str, dict]:
 
 def _age(app, game_id: str, days: int) -> None:
     from anotador.extensions import db
-    from anotador.models import GameRow, utcnow
+    from anotador.store.models import GameRow, utcnow
 
     with app.app_context():
         db.session.execute(sa.update(GameRow).where(GameRow.id == game_id)

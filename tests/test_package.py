@@ -36,9 +36,9 @@ pytestmark = pytest.mark.slow
 
 #: What the service reads at run time; a wheel without one of them serves 404s and 500s.
 SHIPPED = ("anotador/openapi.yaml", "anotador/web/templates/index.html", "anotador/web/static/js/main.js",
-           "anotador/web/static/app.css", "anotador/web/static/sw.js", "anotador/migrations/alembic.ini",
-           "anotador/migrations/script.py.mako", "anotador/migrations/env.py",
-           "anotador/migrations/versions/0001_games.py", "anotador/printing/typefaces/FiraGO-Bold.ttf",
+           "anotador/web/static/app.css", "anotador/web/static/sw.js", "anotador/store/migrations/alembic.ini",
+           "anotador/store/migrations/script.py.mako", "anotador/store/migrations/env.py",
+           "anotador/store/migrations/versions/0001_games.py", "anotador/printing/typefaces/FiraGO-Bold.ttf",
            "anotador/printing/typefaces/DroidSansFallback.ttf", "anotador/printing/typefaces/Symbola.ttf")
 
 
@@ -65,7 +65,7 @@ def test_the_wheel_and_the_sdist_hold_what_the_service_reads(dist):
     with zipfile.ZipFile(next(dist.glob("anotador-*.whl"))) as wheel:
         names = set(wheel.namelist())
         entry_points = next(n for n in names if n.endswith("entry_points.txt"))
-        assert "anotador = anotador.console:main" in wheel.read(entry_points).decode()
+        assert "anotador = anotador.ops.console:main" in wheel.read(entry_points).decode()
     assert set(SHIPPED) <= names, set(SHIPPED) - names
     assert not any(n.startswith(("tests/", "service/", "bench/")) for n in names)
     with tarfile.open(next(dist.glob("anotador-*.tar.gz"))) as sdist:

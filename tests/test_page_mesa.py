@@ -27,7 +27,7 @@ FAMILY = ["Абуэла Мария Петровна Кузнецова-Смир�
 def seeded(page_app, games=8, players=FAMILY[:3], start=datetime(2026, 1, 4, 20, tzinfo=timezone.utc), **extra):
     """A table with ``games`` finished games, one every three weeks from ``start``; the table."""
     from anotador.extensions import db
-    from anotador.models import GameRow
+    from anotador.store.models import GameRow
 
     client = page_app.test_client()
     mesa = Mesa(client, "Los domingos de la abuela", **extra)

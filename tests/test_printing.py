@@ -13,7 +13,7 @@ from .toolkit import needs
 needs("pypdf", "pip install pypdf")
 from pypdf import PdfReader  # noqa: E402
 
-from anotador.cli import PRINTABLES, printable_files
+from anotador.ops.cli import PRINTABLES, printable_files
 from anotador.printing import LANGS, SIZES, SheetOptionError, blank_sheet, filled_sheet, fonts, layout
 from anotador.printing.layout import LEADING, PAD
 from anotador.printing.words import box_name, box_values

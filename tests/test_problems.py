@@ -6,7 +6,7 @@ import pytest
 
 from anotador import sheets
 from anotador.api.problems import PROBLEMS, Kind, problem_of
-from anotador.errors import TYPE_BASE
+from anotador.http.errors import TYPE_BASE
 from anotador.rules.errors import FirstPlayerTieError, InvalidDiceError, NotYourTurnError, UnknownVariantError
 from anotador.sheets.errors import MesaForbidden, MesaPreconditionFailed, MesaUnauthorized, Moved
 

@@ -158,7 +158,7 @@ def test_static_answers_revalidate_without_changing_and_change_when_they_do(clie
         assert again.status_code == 304 and again.headers["ETag"] == tag and again.get_data() == b""
         assert client.get(path, headers={"If-None-Match": '"other"'}).get_data() == first.get_data()
     # a table built since: the variant's expected_score appears, so its text and ETag change
-    from anotador.advice import Tables
+    from anotador.advisor.tables import Tables
     from anotador.rules import find_variant
 
     app = create_app({"TESTING": True, "SQLALCHEMY_DATABASE_URI": "sqlite://", "SOLVER_DIR": str(tmp_path)})
@@ -211,7 +211,7 @@ IMPORTANT = ("ETag", "Cache-Control", "Vary", "X-Content-Type-Options", "Referre
 
 
 def test_the_poll_answered_before_flask_is_the_views_own_304(tmp_path):
-    """anotador/polls.py and the view say the same 304; everything else goes on to the view."""
+    """anotador/api/polls.py and the view say the same 304; everything else goes on to the view."""
     from .dbkit import migrated_app
 
     app = migrated_app(f"sqlite:///{tmp_path / 'p.sqlite'}", GAMES_PER_MINUTE=0)
@@ -243,8 +243,8 @@ def without_date(response):
 
 
 def poll_layer(app):
-    """The poll's fast path (anotador/polls.py) among the app's WSGI layers: the request ids' is outside it."""
-    from anotador.polls import Polls
+    """The poll's fast path (anotador/api/polls.py) among the app's WSGI layers: the request ids' is outside it."""
+    from anotador.api.polls import Polls
 
     layer = app.wsgi_app
     while not isinstance(layer, Polls):
@@ -255,7 +255,7 @@ def poll_layer(app):
 @pytest.mark.parametrize("accept", [None, "gzip", "br;q=1, gzip;q=0.5", "deflate, identity", "identity", "*;q=0"])
 @pytest.mark.parametrize("method", ["GET", "HEAD"])
 def test_a_kept_body_answered_before_flask_is_the_views_own(tmp_path, accept, method):
-    """A version's body rendered once is sent by anotador/polls.py, byte for byte and header for header."""
+    """A version's body rendered once is sent by anotador/api/polls.py, byte for byte and header for header."""
     from .dbkit import migrated_app
 
     app = migrated_app(f"sqlite:///{tmp_path / 'p.sqlite'}", GAMES_PER_MINUTE=0)
@@ -321,7 +321,7 @@ def test_the_poll_before_flask_keeps_the_host_check_and_the_503(tmp_path):
 
 def test_the_polls_own_lookup_reads_what_the_app_stored_and_outlives_a_dead_connection(db_app, db_url):
     """Heads (the poll's plain driver query) against the ORM's row, and after its kept connection dies."""
-    from anotador.models import GameRow
+    from anotador.store.models import GameRow
     from anotador.extensions import db
 
     client = db_app.test_client()

@@ -196,7 +196,7 @@ def test_the_fixed_positions_chances_are_within_a_percentage_point_of_the_refere
 def test_a_server_builds_the_outcomes_once_in_a_process_of_its_own(tmp_path):
     """A folder with Yahtzee's table and no outcomes: the first ask spawns their build and answers 503 with a wait
     from the folder's rate; asking again finds it running (no second build); one at a time for the folder."""
-    from anotador.advice import TableBuilding, Tables
+    from anotador.advisor.tables import TableBuilding, Tables
     from anotador.solver.build import OUTCOMES
     from anotador.solver.folder import key_of, table_path
 
@@ -234,8 +234,8 @@ def test_the_folder_keeps_four_outcomes_files_of_house_rules_besides_the_built_i
     tables beside them are the tables' own business."""
     import time
 
-    from anotador.advice import Tables
-    from anotador.outlooks import OUTCOMES_KEPT
+    from anotador.advisor.tables import Tables
+    from anotador.advisor.outlooks import OUTCOMES_KEPT
     from anotador.solver.build import OUTCOMES
     from anotador.solver.folder import key_of, table_path
 

@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from marshmallow import Schema, ValidationError, fields, validates_schema
 
-from anotador.schemas import (
+from anotador.api.schemas import (
     FastLoader,
     GameCreateSchema,
     RollOffSchema,

@@ -162,7 +162,7 @@ def test_a_forged_host_gets_no_write_link_and_stores_nothing(tmp_path):
     body = {"variant": "generala", "players": ["Ana", "Beto"]}
     forged = client.post("/api/v1/games", json=body, headers={"Host": "evil.example"})
     assert forged.status_code == 400 and "evil.example" not in forged.headers.get("Location", "")
-    from anotador.models import GameRow as Game
+    from anotador.store.models import GameRow as Game
 
     with app.app_context():
         assert Game.query.count() == 0

@@ -304,7 +304,7 @@ def test_lan_binds_what_it_says(monkeypatch, tmp_path, capsys, network, bind, sa
     """``serve --lan`` on a machine with no network listens on 127.0.0.1, as it says; with one, everywhere."""
     from click.testing import CliRunner
 
-    from anotador import console, lan
+    from anotador.ops import console, lan
 
     ran = {}
 
@@ -324,7 +324,7 @@ def test_lan_binds_what_it_says(monkeypatch, tmp_path, capsys, network, bind, sa
     assert result.exit_code == 0, result.output
     assert ran["bind"] == bind and said in result.output + capsys.readouterr().err
     assert ran["lan_url"] == (None if network is None else f"http://{network}:8123/")
-    assert ran["argv"][-1] == "anotador:create_app()" and "python:anotador.gunicorn_conf" in ran["argv"]
+    assert ran["argv"][-1] == "anotador:create_app()" and "python:anotador.ops.gunicorn_conf" in ran["argv"]
 
 
 def test_every_answer_has_a_request_id_and_the_access_log_its_time(tmp_path):

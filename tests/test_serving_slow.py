@@ -1,4 +1,4 @@
-"""Slow clients: the serving worker reads whole requests before a thread takes them (anotador/serving.py), so
+"""Slow clients: the serving worker reads whole requests before a thread takes them (anotador/ops/serving.py), so
 trickling sockets hold sockets, not threads; each address has a share of them."""
 
 from __future__ import annotations
@@ -194,7 +194,7 @@ def test_a_connection_past_its_addresss_share_is_answered_503_not_dropped(tmp_pa
 
 
 def test_the_worker_reads_its_settings_when_it_starts():
-    from anotador.serving import worker_settings
+    from anotador.ops.serving import worker_settings
 
     assert worker_settings({}) == (10.0, 32)
     assert worker_settings({"ANOTADOR_REQUEST_TIMEOUT": "2.5", "ANOTADOR_BUFFERING_PER_ADDRESS": "4"}) == (2.5, 4)

@@ -16,10 +16,10 @@ PACKAGE = "anotador"
 SOURCE = ROOT / PACKAGE
 
 #: Every private name of another package the code may reach, and the one module allowed to reach it
-#: (see anotador/adapters.py for why each stays). Anything else is a failure.
+#: (see anotador/support/adapters.py for why each stays). Anything else is a failure.
 ALLOWED = {
-    "anotador/adapters.py": {"flask_sqlalchemy:_teardown_session", "marshmallow:_hooks"},
-    "anotador/serving.py": {"gunicorn:_DEFER"},
+    "anotador/support/adapters.py": {"flask_sqlalchemy:_teardown_session", "marshmallow:_hooks"},
+    "anotador/ops/serving.py": {"gunicorn:_DEFER"},
 }
 
 #: Lines a module of the package may have: a reader should take one in at a sitting.
@@ -106,6 +106,15 @@ def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
         if v not in index:
             visit(v)
     return out
+
+
+#: What sits at the top of the package: its assembly. Everything else is in a package named for its layer
+#: (ARCHITECTURE.md).
+ASSEMBLY = {"__init__", "__main__", "app", "config", "settings", "extensions"}
+
+
+def test_the_top_of_the_package_holds_only_its_assembly():
+    assert {path.stem for path in SOURCE.glob("*.py")} == ASSEMBLY
 
 
 def test_no_import_cycle_inside_the_package():
@@ -305,7 +314,7 @@ def test_a_missing_test_tool_skips_the_modules_that_need_it_and_nothing_else(tmp
 
 
 #: Modules whose job is to be read at start-up: gunicorn's settings file is executed by gunicorn for its values.
-READ_AT_IMPORT = {"anotador/gunicorn_conf.py"}
+READ_AT_IMPORT = {"anotador/ops/gunicorn_conf.py"}
 
 
 def test_settings_are_read_when_the_app_or_a_worker_starts_never_at_import():

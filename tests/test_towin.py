@@ -216,7 +216,7 @@ def test_play_to_win_for_yahtzee_while_others_play_answers_all_game_long(client,
     work."""
     import shutil
 
-    from anotador.advice import Tables
+    from anotador.advisor.tables import Tables
     from anotador.rules import Game
     from anotador.solver.chances import NotExact, game_chances
     from anotador.solver.folder import key_of, table_path

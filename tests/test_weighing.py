@@ -1,4 +1,4 @@
-"""Play to win's budget (anotador/weighing.py): a share of a core per worker and per address, one weighing at a
+"""Play to win's budget (anotador/advisor/weighing.py): a share of a core per worker and per address, one weighing at a
 time, refused at once past them (429 with Retry-After), and the page's points never refused."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ import threading
 import pytest
 
 from anotador import create_app
-from anotador.weighing import Budget, TooMuchWeighing
+from anotador.advisor.weighing import Budget, TooMuchWeighing
 
 from .test_towin import FULL, POSITIONS
 

@@ -17,7 +17,7 @@ from anotador import create_app, sheets
 import anotador.sheets.state
 import anotador.sheets.turns
 from anotador.extensions import db
-from anotador.models import EntryRow, GameRow, TurnRow
+from anotador.store.models import EntryRow, GameRow, TurnRow
 
 from .dbkit import Table, dispose
 

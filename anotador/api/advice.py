@@ -2,7 +2,7 @@
 
 The objective is solitaire and exact: the expected final total of one
 player's own sheet (see :mod:`anotador.solver.solve`). Views load, ask the
-solver, dump; tables come from :mod:`anotador.advice`.
+solver, dump; tables come from :mod:`anotador.advisor.tables`.
 """
 
 from __future__ import annotations
@@ -12,15 +12,15 @@ from typing import Any
 from flask import Blueprint, jsonify
 
 from .. import sheets
-from ..advice import tables
-from ..errors import ValidationProblem
+from ..advisor.tables import tables
+from ..http.errors import ValidationProblem
 from ..rules import RulesError
 from ..rules.errors import NoFreeBoxError
 from ..solver.chances import NotExact
 from ..solver.sampled import refusal
 from ..solver.towin import TooMuchToWeigh, to_win, to_win_now
-from ..weighing import budget
-from ..schemas import AdviceRequestSchema, FastLoader
+from ..advisor.weighing import budget
+from .schemas import AdviceRequestSchema, FastLoader
 from ..solver.advise import advise, judge_game
 from .common import DIGITS, client_key, load, resolve_rules, rounded, rules_error
 from .reads import version_read

@@ -13,7 +13,7 @@ from typing import Any
 from flask import Blueprint
 
 from .. import sheets
-from ..advice import tables
+from ..advisor.tables import tables
 from ..rules import Game
 from ..solver.chances import PERCENTILES, NotExact, game_chances
 from ..solver.late import LateOutlook, is_late

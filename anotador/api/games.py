@@ -19,12 +19,12 @@ from flask import Blueprint, Response, current_app, g, jsonify, request, url_for
 from werkzeug.exceptions import BadRequest
 
 from .. import sheets
-from ..models import GameRow
+from ..store.models import GameRow
 from ..rules import Game, RuleSet
 from ..rules.table import offline_table
 from ..solver.sampled import worked_out
-from ..schemas import FastLoader, GameCreateSchema, RollOffSchema, TurnPatchSchema, TurnSchema, VariantSchema
-from ..lru import LRU
+from .schemas import FastLoader, GameCreateSchema, RollOffSchema, TurnPatchSchema, TurnSchema, VariantSchema
+from ..support.lru import LRU
 from .common import bearer, client_key, etag_of, fixed, load, public_url, resolve_rules, tags_sent
 from .reads import NO_CACHE, bodies, etag, json_response, not_modified, version_read
 

@@ -14,7 +14,7 @@ from flask import Blueprint, current_app, jsonify
 from sqlalchemy import text
 from sqlalchemy.exc import ProgrammingError
 
-from ..errors import TYPE_BASE, problem
+from ..http.errors import TYPE_BASE, problem
 from ..extensions import MIGRATIONS, db
 
 bp = Blueprint("health", __name__)

@@ -15,7 +15,7 @@ from flask import Blueprint, Response, request
 from .. import sheets
 from ..printing import blank_sheet, check_fits, check_options, filled_sheet
 from ..rules import RuleSet, find_variant
-from ..schemas import FilledSheetQuerySchema, SheetQuerySchema, SheetRequestSchema
+from .schemas import FilledSheetQuerySchema, SheetQuerySchema, SheetRequestSchema
 from .chances import history as chances_history
 from .chances import outlook_of
 from .common import load, query, resolve_rules

@@ -13,13 +13,13 @@ from typing import Callable, NamedTuple, Sequence
 from flask import Flask
 
 from .. import sheets
-from ..advice import FolderFull, TableBuilding, TooManyBuilds
-from ..errors import TYPE_BASE, Problem, ValidationProblem, render
+from ..advisor.tables import FolderFull, TableBuilding, TooManyBuilds
+from ..http.errors import TYPE_BASE, Problem, ValidationProblem, render
 from ..printing import SheetOptionError
 from ..rules import RulesError, UnknownVariantError
 from ..rules.game import BoxClosedError, FirstPlayerTieError, GameOverError, NotYourTurnError, RollOffError
 from ..solver.chances import NotExact
-from ..weighing import TooMuchWeighing
+from ..advisor.weighing import TooMuchWeighing
 from .common import rules_error
 
 

@@ -8,9 +8,9 @@ from typing import Any, Callable
 from flask import Response, current_app, g, request
 
 from .. import sheets
-from ..headers import API_CSP
-from ..lru import LRU
-from ..models import GameRow
+from ..http.headers import API_CSP
+from ..support.lru import LRU
+from ..store.models import GameRow
 from .common import tags_sent
 
 #: Polling clients must revalidate every time; a 304 costs one small query.
@@ -22,7 +22,7 @@ def etag(version: int) -> str:
 
 
 #: The headers of a game read besides its ETag, 304 and 200 alike: the view sends them, and so does
-#: anotador.polls, which answers a poll before Flask...
+#: anotador.api.polls, which answers a poll before Flask...
 READ_HEADERS = (("Cache-Control", NO_CACHE), ("Vary", "Accept-Encoding"), ("X-Content-Type-Options", "nosniff"))
 #: ... and what a 200 adds (with its length and any Content-Encoding).
 BODY_HEADERS = (("Content-Type", "application/json"), ("Content-Security-Policy", API_CSP))
@@ -92,5 +92,5 @@ def not_modified(version: int) -> Response | None:
 
 def kept_key(key: tuple, kind: str = "game") -> str:
     """The name a game version's compressed forms (of its body, or another ``kind`` of read) are kept under
-    (anotador.compression)."""
+    (anotador.http.compression)."""
     return f"{kind}:" + ":".join(map(str, key))

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from flask import Blueprint, jsonify
 
-from ..errors import ValidationProblem
+from ..http.errors import ValidationProblem
 from ..rules import RulesError
-from ..schemas import FastLoader, ScoreRequestSchema, dump_assignment, dump_group, dump_score
+from .schemas import FastLoader, ScoreRequestSchema, dump_assignment, dump_group, dump_score
 from .common import load, resolve_rules, rules_error
 
 bp = Blueprint("score", __name__)

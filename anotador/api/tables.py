@@ -15,8 +15,8 @@ from typing import Any
 from flask import Blueprint, Response, current_app, request, url_for
 
 from .. import sheets
-from ..lru import LRU
-from ..schemas import (ExportQuerySchema, HistoryQuerySchema, MergeSchema, RenameSchema, StandingsQuerySchema,
+from ..support.lru import LRU
+from .schemas import (ExportQuerySchema, HistoryQuerySchema, MergeSchema, RenameSchema, StandingsQuerySchema,
                        TableCreateSchema, TableGameSchema)
 from .common import bearer, client_key, load, public_url, query, tags_sent
 from .exports import attachment, history_csv

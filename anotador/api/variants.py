@@ -6,9 +6,9 @@ import threading
 
 from flask import Blueprint, current_app
 
-from ..advice import tables
+from ..advisor.tables import tables
 from ..rules import VARIANTS, RuleSet, find_variant
-from ..schemas import VariantSchema
+from .schemas import VariantSchema
 from .common import etag_of, fixed
 
 bp = Blueprint("variants", __name__, url_prefix="/variants")

@@ -9,8 +9,8 @@ differences are all about what a round trip costs:
   statement, and a read of a game's history is one REPEATABLE READ snapshot.
 - SQLite, in process, pays for each Python step inside the one write lock
   every writer shares: a turn's statements go one by one straight to the
-  driver (:class:`~anotador.database.DriverStatement`), built before the lock,
-  and the lock is taken (:func:`~anotador.database.begin_write`) only to write.
+  driver (:class:`~anotador.store.database.DriverStatement`), built before the lock,
+  and the lock is taken (:func:`~anotador.store.database.begin_write`) only to write.
 
 :func:`backend` gives the one for the session's database.
 """
@@ -22,9 +22,9 @@ from typing import Any, Callable
 
 from sqlalchemy import bindparam, insert, select, union_all
 
-from ..database import DriverStatement, begin_write, driver_connection
+from ..store.database import DriverStatement, begin_write, driver_connection
 from ..extensions import db
-from ..models import EntryRow, GameRow, TurnRow
+from ..store.models import EntryRow, GameRow, TurnRow
 from ..rules import Play
 from .keys import FORGET, KEYS, REMEMBER, STORED
 from .rows import move_params, move_statement

@@ -12,7 +12,7 @@ from flask import current_app
 from sqlalchemy import delete, func, select
 
 from ..extensions import db
-from ..models import CorrectionRow, EntryRow, GameRow, RollOffRow, TurnRow, utcnow
+from ..store.models import CorrectionRow, EntryRow, GameRow, RollOffRow, TurnRow, utcnow
 from ..rules import Choice, Game, InvalidTurnError, Play, RulesError, check_rolls
 from ..rules.rolls import served_of
 from .errors import Conflict, GameNotFound, TooManyCorrections

@@ -7,15 +7,15 @@ from typing import Any, Callable, NamedTuple
 
 from sqlalchemy.exc import IntegrityError
 
-from ..database import begin_write
+from ..store.database import begin_write
 from ..extensions import db
-from ..models import GameRow, PlayerRow
+from ..store.models import GameRow, PlayerRow
 from ..rules import RuleSet, clean_names, first_player
 from ..rules.game import name_key
 from .creation_keys import CreationKey, remember, replay_if_known
 from .errors import MesaNotFound
 from .mesas import check_mesa_token, get_mesa, lock_row, moved_on, regulars_of
-from ..headers import Quota
+from ..http.headers import Quota
 from .rate import check_rate
 from .reads import possible_id
 from .tokens import hash_token, new_token

@@ -26,7 +26,7 @@ from flask import current_app
 from sqlalchemy import delete, select
 
 from ..extensions import db
-from ..models import CreationKeyRow, utcnow
+from ..store.models import CreationKeyRow, utcnow
 from .errors import IdempotencyMismatch, Replay
 from .times import aware
 

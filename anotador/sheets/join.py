@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..models import GameRow
+from ..store.models import GameRow
 from ..rules import Game
 from .errors import InOtherMesa
 from .mesas import check_mesa_token, get_mesa, lock_row, moved_on, regulars_of

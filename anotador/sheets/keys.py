@@ -17,7 +17,7 @@ from flask import current_app
 from sqlalchemy import bindparam, delete, insert, select
 
 from ..extensions import db
-from ..models import GameRow, IdempotencyRow, utcnow
+from ..store.models import GameRow, IdempotencyRow, utcnow
 from ..rules import Game
 from .errors import IdempotencyMismatch, Replay
 

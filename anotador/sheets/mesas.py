@@ -22,14 +22,14 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError, available_timezones
 
 from sqlalchemy import bindparam, func, insert, select, update
 
-from ..database import begin_write
+from ..store.database import begin_write
 from ..extensions import db
-from ..models import GameRow, MesaAliasRow, MesaPlayerRow, MesaRow, ResultRow, utcnow
+from ..store.models import GameRow, MesaAliasRow, MesaPlayerRow, MesaRow, ResultRow, utcnow
 from ..rules import InvalidNameError, clean_name
 from ..rules.game import name_key
 from .backends import backend
 from .errors import Forbidden, MesaForbidden, MesaNotFound, MesaPreconditionFailed, MesaUnauthorized, Unauthorized
-from ..headers import Quota
+from ..http.headers import Quota
 from .rate import check_rate
 from .reads import possible_id
 from .times import aware

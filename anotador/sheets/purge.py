@@ -6,9 +6,9 @@ from datetime import timedelta
 
 from sqlalchemy import delete, exists, func, select
 
-from ..database import begin_write
+from ..store.database import begin_write
 from ..extensions import db
-from ..models import GameRow, MesaRow, utcnow
+from ..store.models import GameRow, MesaRow, utcnow
 
 #: How long a table nobody opens, and none of whose games is played, is kept by default.
 MESA_UNSEEN_DEFAULT = timedelta(days=730)

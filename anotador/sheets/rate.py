@@ -9,8 +9,8 @@ from flask import current_app
 from sqlalchemy import select
 
 from ..extensions import db
-from ..headers import Quota
-from ..models import GameRow, utcnow
+from ..http.headers import Quota
+from ..store.models import GameRow, utcnow
 from .errors import TooManyGames
 from .times import aware
 

@@ -12,7 +12,7 @@ from sqlalchemy.orm import selectinload
 from ..extensions import db
 from ..rules import Throw
 from ..solver.advise import Recorded
-from ..models import CorrectionRow, EntryRow, GameRow, RollOffRow, TurnRow
+from ..store.models import CorrectionRow, EntryRow, GameRow, RollOffRow, TurnRow
 from .backends import backend
 from .errors import GameNotFound
 from .times import iso_stored
@@ -48,7 +48,7 @@ def get(game_id: str) -> GameRow:
 def head_of(game_id: str) -> tuple[int, str]:
     """The current version and when it was made: all a poll needs, by the primary key alone.
 
-    On the app's :class:`~anotador.database.Heads` (a plain connection) where
+    On the app's :class:`~anotador.store.database.Heads` (a plain connection) where
     it can; through the session otherwise (an in-memory SQLite database).
     """
     if not possible_id(game_id):

@@ -8,7 +8,7 @@ from flask import current_app
 from sqlalchemy import delete, func, select, update
 
 from ..extensions import db
-from ..models import MesaAliasRow, MesaPlayerRow, MesaRow, ResultRow
+from ..store.models import MesaAliasRow, MesaPlayerRow, MesaRow, ResultRow
 from ..rules import clean_name
 from ..rules.game import name_key
 from .errors import NameTaken, SameRegular, TooManyNames, UnknownRegular

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..extensions import db
-from ..models import GameRow, RollOffRow
+from ..store.models import GameRow, RollOffRow
 from ..rules import Game
 from .keys import Idempotency
 from .rows import apply_outcome

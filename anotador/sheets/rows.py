@@ -14,7 +14,7 @@ from sqlalchemy import bindparam, update
 from sqlalchemy.orm.attributes import set_committed_value
 
 from ..extensions import db
-from ..models import GameRow, utcnow
+from ..store.models import GameRow, utcnow
 from ..rules import Game
 
 

@@ -29,7 +29,7 @@ from flask import current_app
 from sqlalchemy import and_, case, delete, func, insert, or_, select
 
 from ..extensions import db
-from ..models import GameRow, MesaRow, PlayerRow, ResultRow, TallyRow
+from ..store.models import GameRow, MesaRow, PlayerRow, ResultRow, TallyRow
 from ..rules import Game, RuleSet, build_rules
 from ..rules.game import name_key
 from .errors import BadQuery
@@ -139,7 +139,7 @@ def results_of(game: GameRow, state: Game) -> list[dict[str, Any]]:
 
 def _judged(game: GameRow, rules: RuleSet, players: int) -> tuple[list[float], list[float]] | None:
     """Each seat's points lost and luck, if the advisor can judge the game here (never builds a table): the
-    advisor the app gave (``anotador.judge``, :func:`anotador.advice.judged`), so this package needs none."""
+    advisor the app gave (``anotador.judge``, :func:`anotador.advisor.tables.judged`), so this package needs none."""
     judge = current_app.extensions.get("anotador.judge")
     return None if judge is None else judge(rules, players, recorded_turns(game))
 

@@ -11,8 +11,8 @@ from __future__ import annotations
 from sqlalchemy import bindparam, select
 
 from ..extensions import db
-from ..lru import LRU
-from ..models import EntryRow, GameRow, RollOffRow
+from ..support.lru import LRU
+from ..store.models import EntryRow, GameRow, RollOffRow
 from ..rules import Game, RuleSet, build_rules
 from .errors import Moved
 from .times import iso

@@ -6,7 +6,7 @@ import hashlib
 import hmac
 import secrets
 
-from ..models import GameRow
+from ..store.models import GameRow
 from .errors import Forbidden, Unauthorized
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..extensions import db
-from ..models import GameRow
+from ..store.models import GameRow
 from ..rules import Choice, Game, InvalidTurnError, Play, RuleSet
 from .backends import Backend, backend
 from .errors import Moved

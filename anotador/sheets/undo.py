@@ -7,7 +7,7 @@ from typing import Any
 from sqlalchemy import delete, select
 
 from ..extensions import db
-from ..models import EntryRow, GameRow, RollOffRow, TurnRow
+from ..store.models import EntryRow, GameRow, RollOffRow, TurnRow
 from ..rules import Game
 from .errors import Conflict
 from .keys import Idempotency

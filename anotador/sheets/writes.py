@@ -17,9 +17,9 @@ from typing import Any, Callable
 from sqlalchemy import bindparam, select
 from sqlalchemy.exc import IntegrityError
 
-from ..database import begin_write
+from ..store.database import begin_write
 from ..extensions import db
-from ..models import GameRow
+from ..store.models import GameRow
 from ..rules import Game
 from . import standings
 from .backends import backend

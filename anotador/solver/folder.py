@@ -1,7 +1,7 @@
 """The advisor's folder: its tables, the builds under way, and how fast builds go.
 
 One place for the folder's format, read by the web workers
-(:mod:`anotador.advice`) and written by the build processes
+(:mod:`anotador.advisor.tables`) and written by the build processes
 (:mod:`anotador.solver.build`)::
 
     <key>.table       a table (:func:`write_table`: a header naming the rule set, the

@@ -41,7 +41,7 @@ from typing import TYPE_CHECKING, Callable, Mapping, Sequence
 
 import numpy as np
 
-from ..lru import LRU
+from ..support.lru import LRU
 from . import forward
 from .chances import NotExact, Prospect, exact_for
 from .folder import key_of

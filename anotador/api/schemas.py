@@ -12,10 +12,10 @@ from typing import Any
 from marshmallow import RAISE, Schema, ValidationError, fields, missing, validate, validates_schema
 from marshmallow.decorators import POST_LOAD, PRE_LOAD, VALIDATES, VALIDATES_SCHEMA
 
-from .adapters import schema_hooks
-from .rules import BOX_NAMES, BOX_SHORT, LANGUAGES, OPTION_NAMES, WORDS, Assignment, RuleSet, Score, instant_win_names
-from .solver.chances import exact_for
-from .solver.sampled import worked_out
+from ..support.adapters import schema_hooks
+from ..rules import BOX_NAMES, BOX_SHORT, LANGUAGES, OPTION_NAMES, WORDS, Assignment, RuleSet, Score, instant_win_names
+from ..solver.chances import exact_for
+from ..solver.sampled import worked_out
 
 
 class StrictBoolean(fields.Boolean):

@@ -14,7 +14,7 @@ from datetime import datetime, timezone
 from sqlalchemy import JSON, Boolean, DateTime, Float, ForeignKey, Index, Integer, String, Text, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
-from .extensions import db
+from ..extensions import db
 
 
 def utcnow() -> datetime:

@@ -1,4 +1,4 @@
-"""The address phones on the same network should open: ``python -m anotador.lan [PORT]``.
+"""The address phones on the same network should open: ``python -m anotador.ops.lan [PORT]``.
 
 Prints the URL on standard output (nothing without a network) and, on
 standard error, a line to read and a QR code to scan with a phone's camera.

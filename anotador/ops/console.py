@@ -3,7 +3,7 @@
 ``anotador serve [--lan]``, ``anotador db upgrade``, ``anotador advice``,
 ``anotador printables``, ``anotador purge``, ``anotador backup`` ... work
 from an installed wheel, with no checkout; ``python -m anotador`` is the
-same. The commands themselves are in :mod:`anotador.cli`.
+same. The commands themselves are in :mod:`anotador.ops.cli`.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import sys
 
 import click
 
-from .settings import SettingsError
+from ..settings import SettingsError
 
 
 @click.command("serve", context_settings={"ignore_unknown_options": True, "allow_extra_args": True})
@@ -21,15 +21,15 @@ from .settings import SettingsError
                                           "phones on the same network should open.")
 @click.argument("gunicorn_args", nargs=-1, type=click.UNPROCESSED)
 def serve(lan: bool, gunicorn_args: tuple[str, ...]) -> None:
-    """Upgrade the database's schema, then serve with gunicorn (:mod:`anotador.gunicorn_conf`).
+    """Upgrade the database's schema, then serve with gunicorn (:mod:`anotador.ops.gunicorn_conf`).
 
     PORT (8000), WORKERS (2), THREADS (4) and BIND come from the
     environment; other arguments go to gunicorn.
     """
     from flask_migrate import upgrade
 
-    from .app import create_app
-    from .extensions import MIGRATIONS
+    from ..app import create_app
+    from ..extensions import MIGRATIONS
     from .lan import announce
 
     port = os.environ.get("PORT", "8000")
@@ -42,7 +42,7 @@ def serve(lan: bool, gunicorn_args: tuple[str, ...]) -> None:
     app = create_app()
     with app.app_context():
         upgrade(directory=str(MIGRATIONS))  # an unreachable database: one line (main), not gunicorn's start
-    os.execv(sys.executable, [sys.executable, "-m", "gunicorn", "-c", "python:anotador.gunicorn_conf",
+    os.execv(sys.executable, [sys.executable, "-m", "gunicorn", "-c", "python:anotador.ops.gunicorn_conf",
                               *gunicorn_args, "anotador:create_app()"])
 
 
@@ -61,7 +61,7 @@ def main(argv: list[str] | None = None) -> None:
     from flask.cli import FlaskGroup
     from sqlalchemy.exc import DBAPIError
 
-    from .app import create_app
+    from ..app import create_app
 
     # Anotador's commands only: not Flask's development server, shell and route list, nor its options for
     # finding an app (--app, --env-file, --debug), which this script does not need.

@@ -1,6 +1,6 @@
 """gunicorn settings of ``scripts/serve``: safe with no proxy in front.
 
-``gunicorn -c python:anotador.gunicorn_conf wsgi:app``. The environment sets
+``gunicorn -c python:anotador.ops.gunicorn_conf wsgi:app``. The environment sets
 the address (``BIND``), the processes (``WORKERS``) and threads per process
 (``THREADS``); everything else is fixed here, with the reason beside it.
 """
@@ -16,8 +16,8 @@ bind = os.environ.get("BIND", "127.0.0.1:8000")
 workers = int(os.environ.get("WORKERS", "2"))
 # A request is read whole in the worker's event loop before a thread and the
 # app see it: a client trickling its headers costs a socket, not a worker
-# (anotador/serving.py). Threads overlap the database's waits.
-worker_class = "anotador.serving.BufferingWorker"
+# (anotador/ops/serving.py). Threads overlap the database's waits.
+worker_class = "anotador.ops.serving.BufferingWorker"
 threads = int(os.environ.get("THREADS", "4"))
 # Each instance its own: the default control socket ~/.gunicorn/gunicorn.ctl
 # is shared by every gunicorn of one user, and they unlink each other's.
@@ -32,7 +32,7 @@ timeout = 30
 keepalive = 5
 accesslog = "-"
 # Who, what, the answer, its bytes, how long it took (ms) and the request's id (the X-Request-ID every
-# answer carries: anotador/headers.py), then the client's software.
+# answer carries: anotador/http/headers.py), then the client's software.
 access_log_format = '%(h)s "%(r)s" %(s)s %(b)s %(M)sms id=%({x-request-id}o)s "%(a)s"'
 # Request line and headers: far above anything a phone sends.
 limit_request_line = 4094

@@ -1,6 +1,6 @@
 """Who is winning, made from the advisor's tables: each worker's outlooks (:mod:`anotador.solver.chances`).
 
-A rule set's outlook is made from its table (:class:`~anotador.advice.Tables`),
+A rule set's outlook is made from its table (:class:`~anotador.advisor.tables.Tables`),
 never by a request: one that finds none gets :class:`TableBuilding`, a 503
 with a Retry-After, as for a table. The Generala family's and Double
 Cameroon's give every state's distribution, made by a thread of the worker
@@ -26,15 +26,15 @@ from typing import Mapping, NamedTuple, Sequence
 
 import numpy as np
 
-from .lru import LRU
-from .rules import RuleSet
-from .solver import Solver
-from .solver import folder as store
-from .solver.build import OUTCOMES, outcomes_kind
-from .solver.chances import NotExact, Outlook, exact_for
-from .solver.folder import key_of
-from .solver.late import LateOutlook, late_sheets
-from .solver.sampled import OpeningOutlook, SampledOutlook, outcomes_bytes, read_outcomes, refusal
+from ..support.lru import LRU
+from ..rules import RuleSet
+from ..solver import Solver
+from ..solver import folder as store
+from ..solver.build import OUTCOMES, outcomes_kind
+from ..solver.chances import NotExact, Outlook, exact_for
+from ..solver.folder import key_of
+from ..solver.late import LateOutlook, late_sheets
+from ..solver.sampled import OpeningOutlook, SampledOutlook, outcomes_bytes, read_outcomes, refusal
 
 
 log = logging.getLogger(__name__)
@@ -105,7 +105,7 @@ def read_or_set_aside(path: str, read, what: str):
 
 
 class Outlooks:
-    """The outlooks part of :class:`~anotador.advice.Tables` (its tables, builds and folder)."""
+    """The outlooks part of :class:`~anotador.advisor.tables.Tables` (its tables, builds and folder)."""
 
     def __init__(self) -> None:
         self.outlooks: LRU[str, Outlook] = LRU(OUTLOOKS_KEPT)

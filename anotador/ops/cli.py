@@ -1,4 +1,4 @@
-"""The app's commands: ``anotador printables | purge | backup | restore | advice`` (:mod:`anotador.console`).
+"""The app's commands: ``anotador printables | purge | backup | restore | advice`` (:mod:`anotador.ops.console`).
 
 In a checkout ``flask --app wsgi ...`` runs the same commands.
 """
@@ -15,8 +15,8 @@ import click
 from flask import Flask, current_app
 from flask.cli import with_appcontext
 
-from .printing import LANGS, SIZES, blank_sheet
-from .rules import VARIANTS
+from ..printing import LANGS, SIZES, blank_sheet
+from ..rules import VARIANTS
 
 #: The checkout's printables/ (an installed package writes them where it is run).
 _CHECKOUT = Path(__file__).resolve().parents[1]
@@ -50,7 +50,7 @@ def age(text: str) -> timedelta:
 
 
 def _sqlite_path() -> Path:
-    from .extensions import db
+    from ..extensions import db
 
     url = db.engine.url
     if url.get_backend_name() != "sqlite" or not url.database or url.database == ":memory:":
@@ -86,8 +86,8 @@ def advice(variants: tuple[str, ...]) -> None:
     """
     import time
 
-    from .advice import tables
-    from .rules import UnknownVariantError, find_variant
+    from ..advisor.tables import tables
+    from ..rules import UnknownVariantError, find_variant
 
     for variant_id in variants or tuple(VARIANTS):
         try:
@@ -112,7 +112,7 @@ def advice(variants: tuple[str, ...]) -> None:
 def purge(finished: str, untouched: str, tables: str, dry_run: bool) -> None:
     """Delete old games with everything under them (players, turns, corrections); a table's games stay
     while the table does."""
-    from . import sheets
+    from .. import sheets
 
     counts = sheets.purge(age(finished), age(untouched), dry_run=dry_run, mesa_age=age(tables))
     verb = "would delete" if dry_run else "deleted"
@@ -144,7 +144,7 @@ def backup(target: Path | None, into: Path | None, keep: int) -> None:
         click.echo(f"backup: {source} -> {target} ({target.stat().st_size} bytes)")
         return
     into.mkdir(parents=True, exist_ok=True, mode=0o700)
-    from .extensions import db
+    from ..extensions import db
 
     url = db.engine.url
     stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%S%fZ")

@@ -17,7 +17,7 @@ from typing import Any, Mapping
 
 from flask import Request, g
 
-from .lru import LRU
+from ..support.lru import LRU
 
 try:  # Python 3.14's own; before it, the backport Flask-Compress itself uses
     from compression import zstd
@@ -47,10 +47,10 @@ class Compressed(LRU[str, bytes]):
 class Encodings:
     """The encoding Flask-Compress chose for each ``Accept-Encoding`` it was asked with (None: it chose none).
 
-    :mod:`anotador.polls` answers a kept game body before Flask, and must
+    :mod:`anotador.api.polls` answers a kept game body before Flask, and must
     send the compressed form the view would have sent. Flask-Compress's
     choice is not public API, so instead of calling it this remembers what
-    it chose, as seen on the answers :class:`~anotador.headers.Secure` had
+    it chose, as seen on the answers :class:`~anotador.http.headers.Secure` had
     it compress. Clients send few distinct headers (a browser always the
     same); at most ``size`` are kept, and an unknown one goes to the view.
     """

@@ -43,15 +43,15 @@ from typing import Callable
 
 from flask import Flask, current_app
 
-from .lru import LRU
-from .headers import Quota
-from .rules import RuleSet
-from .solver import Solver
-from .solver import folder as store
+from ..support.lru import LRU
+from ..http.headers import Quota
+from ..rules import RuleSet
+from ..solver import Solver
+from ..solver import folder as store
 from .outlooks import Outlooks, Spawned, Table, TableBuilding, build_bytes, read_or_set_aside, retry_after
-from .solver.build import ABANDONED, BUILT, BUSY, OUTCOMES, ahead_files, build, builtin_rules, kind_of
-from .solver.folder import key_of
-from .solver.sampled import outcomes_bytes, sampled_for
+from ..solver.build import ABANDONED, BUILT, BUSY, OUTCOMES, ahead_files, build, builtin_rules, kind_of
+from ..solver.folder import key_of
+from ..solver.sampled import outcomes_bytes, sampled_for
 
 log = logging.getLogger(__name__)
 
@@ -395,7 +395,7 @@ class Tables(Outlooks):
 def judged(rules: RuleSet, players: int, turns) -> tuple[list[float], list[float]] | None:
     """Each seat's points lost and luck over these recorded turns, if the table of these rules is built here
     (never builds one): what the regulars' standings show (``anotador.judge``)."""
-    from .solver.advise import judge_game
+    from ..solver.advise import judge_game
 
     table = tables().peek(rules)
     if table is None:

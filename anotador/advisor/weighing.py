@@ -23,7 +23,7 @@ from typing import Callable, Iterator
 
 from flask import current_app
 
-from .lru import LRU
+from ..support.lru import LRU
 
 #: Addresses whose buckets each worker remembers (the newest); a forgotten one starts full again.
 CLIENTS_KEPT = 10_000

@@ -12,7 +12,7 @@ The adapters, and the decision on each private use found in the code:
   scoped session's registry). No public hook says "this request opened no
   session". Kept: 3 us of the ~330 us a score costs a gunicorn worker, and
   ``/score`` stands at 0.91 x the bare echo against a target of 0.9.
-- :mod:`anotador.serving` (gunicorn's threaded worker: ``TConn``,
+- :mod:`anotador.ops.serving` (gunicorn's threaded worker: ``TConn``,
   ``enqueue_req``, ``keepalived_conns``, the parser's unreader and
   ``_DEFER``). Whole requests are read before a thread sees them, so a
   trickling client costs a socket, not a thread, with no proxy in front.
@@ -23,13 +23,13 @@ The adapters, and the decision on each private use found in the code:
   against 20 of 20 at p95 4.8 ms. Kept; gunicorn stays pinned below its
   next major version (none is out) until the adapter's test passes on it.
 - :func:`schema_hooks` (marshmallow: a schema's ``_hooks``).
-  :class:`anotador.schemas.FastLoader` loads well-formed bodies without
+  :class:`anotador.api.schemas.FastLoader` loads well-formed bodies without
   marshmallow's machinery (a score costs less than marshmallow's load) and
   must refuse a schema whose hooks it would skip; marshmallow lists a
   schema's hooks nowhere public.
 - Flask-Compress's choice of encoding (``_choose_algorithm``) is no longer
-  called: :class:`anotador.compression.Encodings` remembers what the public
-  ``Compress.after_request`` chose, which is all :mod:`anotador.polls` needs.
+  called: :class:`anotador.http.compression.Encodings` remembers what the public
+  ``Compress.after_request`` chose, which is all :mod:`anotador.api.polls` needs.
 - ``Flask.ensure_sync`` (overridden by :class:`anotador.app.Anotador`) is a
   documented public method meant to be overridden; not an internal.
 """

@@ -16,9 +16,9 @@ from sqlalchemy import event
 from sqlalchemy import exc as sa_exc
 from werkzeug.exceptions import BadRequest, HTTPException, RequestEntityTooLarge, UnsupportedMediaType
 
-from .database import DatabaseBusy
-from .guard import DatabaseDown
-from .extensions import db
+from ..store.database import DatabaseBusy
+from ..store.guard import DatabaseDown
+from ..extensions import db
 
 PROBLEM = "application/problem+json"
 #: Problem types are tag URIs (RFC 4151): stable identifiers, not links.

@@ -2,11 +2,11 @@
 
 Every phone at every table asks once a second whether its game changed, and
 the answer is almost always no. That answer needs the game's current version
-and nothing else: one primary-key lookup (:class:`~anotador.database.Heads`).
+and nothing else: one primary-key lookup (:class:`~anotador.store.database.Heads`).
 When the game did change, every phone at the table reads the same new
 version, whose body the first read rendered and kept
 (:class:`~anotador.api.reads.Bodies`, with its compressed forms in
-:class:`~anotador.compression.Compressed`).
+:class:`~anotador.http.compression.Compressed`).
 
 This WSGI middleware gives both answers without a request context, routing,
 hooks or a response object, in the same words the Flask view would use.
@@ -23,11 +23,11 @@ from typing import Any, Callable, Iterable
 
 from werkzeug.http import parse_etags
 
-from .api.common import tags_sent
-from .api.reads import BODY_HEADERS, READ_HEADERS, kept_key
-from .extensions import compress as flask_compress
-from .sheets import iso_stored
-from .sheets.reads import GAME_ID
+from .common import tags_sent
+from .reads import BODY_HEADERS, READ_HEADERS, kept_key
+from ..extensions import compress as flask_compress
+from ..sheets import iso_stored
+from ..sheets.reads import GAME_ID
 
 #: A game's own URL, as the API names it (ids are short URL-safe strings).
 GAME = re.compile(rf"/api/v1/games/({GAME_ID.pattern})/?")

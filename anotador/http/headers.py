@@ -17,7 +17,7 @@ from werkzeug.sansio.utils import host_is_trusted
 
 from .compression import Encodings, Quick
 from .errors import Problem
-from .extensions import compress
+from ..extensions import compress
 
 #: Data, never a document: nothing in it may load, run or be framed.
 API_CSP = "default-src 'none'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'"
@@ -38,7 +38,7 @@ class Secure:
         self.compressible = frozenset(app.config["COMPRESS_MIMETYPES"]) if on else frozenset()
         #: Flask-Compress declines shorter answers.
         self.min_size = int(app.config["COMPRESS_MIN_SIZE"])
-        #: What it chose for each Accept-Encoding, for anotador.polls.
+        #: What it chose for each Accept-Encoding, for anotador.api.polls.
         self.encodings = app.extensions["anotador.encodings"] = Encodings()
         self.quick = Quick(app.config)
 
@@ -165,7 +165,7 @@ REQUEST_ID = re.compile(r"[A-Za-z0-9._:-]{1,128}")
 class RequestIds:
     """Every answer carries ``X-Request-ID``: the one the request came with, or a new one, so an access log
     line, the client's report and the proxy's log name the same request. The outermost layer of the app (the
-    poll's fast path included); gunicorn's access log writes it (anotador/gunicorn_conf.py)."""
+    poll's fast path included); gunicorn's access log writes it (anotador/ops/gunicorn_conf.py)."""
 
     def __init__(self, app) -> None:
         self.app = app

@@ -16,8 +16,8 @@ from urllib.parse import urlsplit
 
 from flask import Flask, Response, request
 
-from .config import listed
-from .settings import SettingsError
+from ..config import listed
+from ..settings import SettingsError
 
 METHODS = "GET, HEAD, POST, PATCH, DELETE"
 ALLOWED_HEADERS = "Authorization, Content-Type, If-Match, If-None-Match, Idempotency-Key"

@@ -21,7 +21,7 @@ PostgreSQL locks the game row instead (``SELECT ... FOR UPDATE`` in
 :mod:`anotador.sheets.writes`), and a turn locks nothing: it is stored by one
 statement that writes only if the game is still at the version it read.
 Every PostgreSQL connection in use, the poll's included, is watched by
-:class:`anotador.guard.Guard`: a database that stops answering costs a 503
+:class:`anotador.store.guard.Guard`: a database that stops answering costs a 503
 within seconds, not a thread for as long as TCP waits.
 """
 
@@ -38,9 +38,9 @@ from typing import Any
 from flask import Flask
 from sqlalchemy import event, exc
 
-from . import adapters
-from .extensions import db
-from .config import tcp_options
+from ..support import adapters
+from ..extensions import db
+from ..config import tcp_options
 from .guard import Guard, cut
 
 #: Execution option that marks a connection as about to write.

@@ -18,7 +18,7 @@ them leave room for the requests that do arrive.
 
 It leans on gunicorn's internals (``TConn``, ``enqueue_req``, the parser's
 unreader, ``_DEFER``); ``tests/test_adapters.py`` fails the day they move.
-Why not a server that buffers by design: see :mod:`anotador.adapters`
+Why not a server that buffers by design: see :mod:`anotador.support.adapters`
 (waitress, measured with ``bench/slow_servers.py``, answered none of 20
 normal requests with 300 slow connections open).
 """
