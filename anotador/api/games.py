@@ -187,38 +187,39 @@ def idempotency(status: int) -> sheets.Idempotency | None:
         return None
     key, digest = sent
 
-    def render(game: GameRow, state: Game) -> tuple[int, str, str]:
-        return status, rendered(game, state), etag(game.version)
+    def render(game: GameRow, state: Game) -> sheets.Answer:
+        return sheets.Answer(status, rendered(game, state), etag(game.version))
 
     return sheets.Idempotency(key, digest, render)
 
 
+def answered(answer: sheets.Answer, replayed: bool, cache: str = NO_CACHE) -> Response:
+    """A keyed write's stored answer, as it was first sent (and marked when it is sent again)."""
+    response = current_app.response_class(answer.body, status=answer.status, mimetype="application/json")
+    response.headers["ETag"] = answer.etag
+    response.headers["Cache-Control"] = cache
+    if replayed:
+        response.headers["Idempotent-Replayed"] = "true"
+    return response
+
+
 def write(status: int, change, locate: Callable[[str, int], str] | None = None) -> Response:
-    """Run a write (``change(if_match, idem)``); answer with the game, or replay a key's answer.
+    """Run a write (``change(if_match, idem)``); answer with the game, or with the answer stored under its key.
 
     ``locate(game_id, turns)``: the ``Location`` of what a 201 made, from the
     game's id and its number of turns once made (a replay's from its body).
     """
-    idem = idempotency(status)
-    try:
-        game, state = change(tags_sent(request.if_match, weak=False), idem)
-    except sheets.Replay as replay:
-        response = current_app.response_class(replay.body, status=replay.status, mimetype="application/json")
-        response.headers["ETag"] = replay.etag
-        response.headers["Cache-Control"] = NO_CACHE
-        response.headers["Idempotent-Replayed"] = "true"
-        if locate is not None:
-            made = json.loads(replay.body)
-            response.headers["Location"] = locate(made["id"], made["turns"])
-        return response
-    if idem is not None and idem.stored is not None:
-        response = current_app.response_class(idem.stored[1], status=status, mimetype="application/json")
-        response.headers["ETag"] = idem.stored[2]
-        response.headers["Cache-Control"] = NO_CACHE
+    done: sheets.Written = change(tags_sent(request.if_match, weak=False), idempotency(status))
+    if done.answer is None:
+        response = game_response(done.game, done.state, status)
     else:
-        response = game_response(game, state, status)
+        response = answered(done.answer, done.replayed)
     if locate is not None:
-        response.headers["Location"] = locate(game.id, state.turns)
+        if done.replayed:
+            made = json.loads(done.answer.body)
+            response.headers["Location"] = locate(made["id"], made["turns"])
+        else:
+            response.headers["Location"] = locate(done.game.id, done.state.turns)
     return response
 
 
@@ -233,34 +234,24 @@ def create_game():
     creator = client_key()
     key = None if sent is None else sheets.creation_key(sent[0], creator, sent[1])
 
-    def render(game: GameRow, token: str) -> tuple[str, str]:
+    def render(game: GameRow, token: str) -> sheets.Answer:
         # The phone page's address; the token rides in the fragment, which
         # browsers never send, so it stays out of every server log.
         page = f"{public_url()}g/{game.id}"
         body = game_body(game)
         body["token"] = token
         body["links"] = {"read": page, "write": f"{page}#token={token}"}
-        return current_app.json.dumps(body, separators=(",", ":")) + "\n", etag(game.version)  # as jsonify
+        text = current_app.json.dumps(body, separators=(",", ":")) + "\n"  # as jsonify
+        return sheets.Answer(201, text, etag(game.version))
 
     mesa = None if data.get("table") is None else (data["table"], bearer())
-    try:
-        game, token, text, quota = sheets.create(rules, data["players"], data.get("first_rolls"), creator, key,
-                                                 render, mesa)
-    except sheets.Replay as replay:
-        response = current_app.response_class(replay.body, status=201, mimetype="application/json")
-        response.headers["Idempotent-Replayed"] = "true"
-        tag = replay.etag
-        game_id = json.loads(replay.body)["id"]
-    else:
-        if text is None:
-            text = render(game, token)[0]
-        response = current_app.response_class(text, status=201, mimetype="application/json")
-        tag, game_id = etag(game.version), game.id
-        for name, value in quota.headers() if quota is not None else ():
-            response.headers[name] = value
+    done = sheets.create(rules, data["players"], data.get("first_rolls"), creator, key, render, mesa)
+    answer = done.answer or render(done.game, done.token)
+    response = answered(answer, done.replayed, cache="no-store")  # it holds the token
+    for name, value in done.quota.headers() if done.quota is not None else ():
+        response.headers[name] = value
+    game_id = json.loads(answer.body)["id"] if done.replayed else done.game.id
     response.headers["Location"] = url_for(".get_game", game_id=game_id)
-    response.headers["ETag"] = tag
-    response.headers["Cache-Control"] = "no-store"  # it holds the token
     return response
 
 

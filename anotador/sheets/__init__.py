@@ -14,9 +14,9 @@ where               what it owns
 ``regulars``        a table's players renamed and merged
 ``join``            adding a game to a table afterwards
 ``standings``       a table's results (kept by every write of its games), standings, history
-``writes``          what every write does around its change: lock, check, commit
+``writes``          what every write does around its change: lock, check, commit, replay a key
 ``rows``            the game row's one UPDATE per write
-``keys``            Idempotency-Key answers stored with the write
+``keys``            Idempotency-Key answers stored with the write; ``Written``, what a write returns
 ``tokens``          write tokens: made, hashed, compared
 ``rate``            the per-address limit on new games
 ``state``           a game's engine state, replayed and kept per version
@@ -35,13 +35,13 @@ from .corrections import correct_turn
 from .create import create
 from .creation_keys import creation_key
 from .errors import (BadQuery, Conflict, Forbidden, GameNotFound, IdempotencyMismatch, InOtherMesa, MesaForbidden,
-                     MesaNotFound, MesaUnauthorized, Moved, NameTaken, PreconditionFailed, Replay, SameRegular,
+                     MesaNotFound, MesaUnauthorized, Moved, NameTaken, PreconditionFailed, SameRegular,
                      TooManyCorrections, TooManyGames, TooManyNames, Unauthorized, UnknownRegular)
 from .join import join_mesa
 from .mesas import create_mesa, get_mesa, mesa_head, players_of, usual_players
 from .regulars import merge, rename
 from .standings import all_games, history, read_cursor, rule_sets, standings
-from .keys import IDEMPOTENCY_TTL, Idempotency
+from .keys import IDEMPOTENCY_TTL, Answer, Idempotency, Written
 from .purge import purge
 from .reads import corrections_of, entry_json, get, head_of, recorded_turns, roll_offs_of, turns_of
 from .rolloffs import roll_off
@@ -56,7 +56,7 @@ __all__ = [
     "UnknownRegular", "all_games", "create_mesa", "get_mesa", "history", "join_mesa", "merge", "mesa_head",
     "players_of", "read_cursor", "rename", "rule_sets", "standings", "usual_players",
     "IDEMPOTENCY_TTL", "UNLOCKED_TRIES", "Conflict", "Forbidden", "GameNotFound", "Idempotency",
-    "IdempotencyMismatch", "Moved", "PreconditionFailed", "Replay", "TooManyCorrections", "TooManyGames", "TooManyNames",
+    "IdempotencyMismatch", "Moved", "PreconditionFailed", "Written", "Answer", "TooManyCorrections", "TooManyGames", "TooManyNames",
     "Unauthorized", "check_token", "correct_turn", "corrections_of", "create", "creation_key", "entry_json", "get", "hash_token",
     "apply_entry", "head_of", "iso", "iso_stored", "names_of", "new_token", "purge", "record_turn", "recorded_turns", "replayed", "roll_off",
     "roll_offs_of", "rules_of", "state_of", "states", "turn_choices", "turns_of", "undo_last", "version_key",

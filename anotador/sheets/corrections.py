@@ -16,7 +16,7 @@ from ..store.models import CorrectionRow, EntryRow, GameRow, RollOffRow, TurnRow
 from ..rules import Choice, Game, InvalidTurnError, Play, RulesError, check_rolls
 from ..rules.rolls import served_of
 from .errors import Conflict, GameNotFound, TooManyCorrections
-from .keys import Idempotency
+from .keys import Idempotency, Written
 from .reads import entry_json, turns_of
 from .rows import apply_outcome
 from .state import names_of, rules_of, state_of
@@ -26,7 +26,7 @@ from .writes import commit, lock, remember, writes
 
 @writes
 def correct_turn(game_id: str, token: str | None, if_match: Any, number: int,
-                 data: dict[str, Any], idem: Idempotency | None = None) -> tuple[GameRow, Game]:
+                 data: dict[str, Any], idem: Idempotency | None = None) -> Written:
     """Correct turn ``number`` and re-check every turn from the start.
 
     ``data`` may hold ``dice``, ``served``, and the box (``category`` and
@@ -89,9 +89,9 @@ def correct_turn(game_id: str, token: str | None, if_match: Any, number: int,
         db.session.execute(delete(RollOffRow).where(RollOffRow.game_id == game.id))
     apply_outcome(game, state)
     db.session.expire(target, ["entries"])
-    remember(game, state, idem)
+    answer = remember(game, state, idem)
     commit(game, state)
-    return game, state
+    return Written(game, state, answer)
 
 
 def _corrected_dice(rules, target: TurnRow, data: dict[str, Any]) -> tuple[Any, bool, list | None]:

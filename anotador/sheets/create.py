@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import secrets
-from typing import Any, Callable, NamedTuple
+from typing import Any, Callable
 
 from sqlalchemy.exc import IntegrityError
 
@@ -14,32 +14,27 @@ from ..rules import RuleSet, clean_names, first_player
 from ..rules.game import name_key
 from .creation_keys import CreationKey, remember, replay_if_known
 from .errors import MesaNotFound
+from .keys import Answer, Written
 from .mesas import check_mesa_token, get_mesa, lock_row, moved_on, regulars_of
-from ..http.headers import Quota
 from .rate import check_rate
 from .reads import possible_id
 from .tokens import hash_token, new_token
+from .writes import replayable
 
 
-class Created(NamedTuple):
-    game: GameRow
-    token: str
-    answer: str | None  # the answer kept for the Idempotency-Key, if one was sent
-    quota: Quota | None  # what is left of the creator's games this minute
-
-
+@replayable
 def create(rules: RuleSet, names: Any, first_rolls: Any, creator: str | None = None,
            key: CreationKey | None = None,
-           render: Callable[[GameRow, str], tuple[str, str]] | None = None,
-           mesa: tuple[str, str | None] | None = None) -> Created:
+           render: Callable[[GameRow, str], Answer] | None = None,
+           mesa: tuple[str, str | None] | None = None) -> Written:
     """Create a game: it, its write token, with ``key`` its answer as ``render`` made it, and the creator's quota.
 
     ``creator`` (a keyed hash of the client address) counts against
     ``GAMES_PER_MINUTE``. With an Idempotency-Key (``key``), the answer
-    (``render(game, token)``: its JSON and ETag) is kept in the same
-    transaction, and a retry is answered with it (:class:`Replay`) before
-    anything is checked or counted again. ``mesa`` (a table's id and write
-    token) starts it at that table: its players are the table's regulars.
+    (``render(game, token)``) is kept in the same transaction, and a retry
+    is answered with it (a replay) before anything is checked or counted
+    again. ``mesa`` (a table's id and write token) starts it at that table:
+    its players are the table's regulars.
     """
     players = clean_names(names, rules.variant.min_players)
     start = first_player(rules, first_rolls, len(players))
@@ -66,8 +61,8 @@ def create(rules: RuleSet, names: Any, first_rolls: Any, creator: str | None = N
     db.session.add(game)
     answer = None
     if key is not None and render is not None:
-        answer, tag = render(game, token)
-        remember(key, game.id, answer, tag)
+        answer = render(game, token)
+        remember(key, game.id, answer.body, answer.etag)
     try:
         db.session.commit()
     except IntegrityError:
@@ -78,7 +73,7 @@ def create(rules: RuleSet, names: Any, first_rolls: Any, creator: str | None = N
         begin_write()
         replay_if_known(key)
         raise
-    return Created(game, token, answer, quota)
+    return Written(game, None, answer, token=token, quota=quota)
 
 
 def _check_mesa(mesa_id: str, token: str | None):

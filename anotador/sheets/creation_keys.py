@@ -27,7 +27,8 @@ from sqlalchemy import delete, select
 
 from ..extensions import db
 from ..store.models import CreationKeyRow, utcnow
-from .errors import IdempotencyMismatch, Replay
+from .errors import IdempotencyMismatch
+from .keys import Answer, Replay
 from .times import aware
 
 #: How long the answer to a keyed creation is kept for its retries.
@@ -66,7 +67,8 @@ def unseal(secret: bytes, sealed: str) -> str:
 
 
 def replay_if_known(key: CreationKey) -> None:
-    """Raise :class:`Replay` (the first answer) for a key already used, or the mismatch for another request."""
+    """End the creation with the first answer (:class:`~anotador.sheets.keys.Replay`) for a key already used, or
+    refuse it for another request."""
     row = db.session.execute(select(CreationKeyRow.fingerprint, CreationKeyRow.sealed, CreationKeyRow.etag,
                                     CreationKeyRow.created_at).where(CreationKeyRow.key == key.name)).first()
     if row is None:
@@ -76,7 +78,7 @@ def replay_if_known(key: CreationKey) -> None:
     db.session.rollback()
     if row.fingerprint != key.fingerprint:
         raise IdempotencyMismatch()
-    raise Replay(201, unseal(key.secret, row.sealed), row.etag)
+    raise Replay(Answer(201, unseal(key.secret, row.sealed), row.etag))
 
 
 def remember(key: CreationKey, game_id: str, answer: str, etag: str) -> None:

@@ -109,13 +109,5 @@ class MesaPreconditionFailed(PreconditionFailed):
     what = "table"
 
 
-class Replay(Exception):
-    """This key's write was applied before: answer as then, apply nothing."""
-
-    def __init__(self, status: int, body: str, etag: str):
-        super().__init__(status)
-        self.status, self.body, self.etag = status, body, etag
-
-
 class IdempotencyMismatch(Exception):
     """The key was used before with another request (422)."""

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import timedelta
-from typing import Callable
+from typing import TYPE_CHECKING, Callable, NamedTuple
 
 from flask import current_app
 from sqlalchemy import bindparam, delete, insert, select
@@ -19,25 +19,63 @@ from sqlalchemy import bindparam, delete, insert, select
 from ..extensions import db
 from ..store.models import GameRow, IdempotencyRow, utcnow
 from ..rules import Game
-from .errors import IdempotencyMismatch, Replay
+from .errors import IdempotencyMismatch
+
+if TYPE_CHECKING:
+    from ..http.headers import Quota
 
 #: How long the answer to a write is kept for retries with its Idempotency-Key.
 IDEMPOTENCY_TTL = timedelta(hours=24)
 
 
-@dataclass
+class Answer(NamedTuple):
+    """A keyed write's answer as stored: what every retry with its key gets back."""
+
+    status: int
+    body: str
+    etag: str
+
+
+@dataclass(frozen=True)
 class Idempotency:
     """A write sent with an ``Idempotency-Key``.
 
     ``fingerprint`` identifies the request (method, path, body); ``render``
-    makes the answer (status, JSON body, ETag) from the game as written,
-    stored in the same transaction as the change.
+    makes the answer from the game as written, stored in the same
+    transaction as the change.
     """
 
     key: str
     fingerprint: str
-    render: Callable[[GameRow, Game], tuple[int, str, str]]
-    stored: tuple[int, str, str] | None = None
+    render: Callable[[GameRow, Game], Answer]
+
+
+@dataclass(frozen=True)
+class Written:
+    """What every write of a game returns.
+
+    ``game`` and ``state`` as written, and ``answer``: the answer stored
+    under the request's key (None without one). A key already answered is a
+    replay: nothing was written, ``game`` and ``state`` are None, ``answer``
+    is the one stored then and ``replayed`` is true. A new game also has its
+    write token (shown once) and what is left of its creator's quota.
+    """
+
+    game: GameRow | None
+    state: Game | None
+    answer: Answer | None = None
+    replayed: bool = False
+    token: str | None = None
+    quota: Quota | None = None
+
+
+class Replay(Exception):
+    """Inside a write only: its key was answered before. :func:`~anotador.sheets.writes.replayable` turns it
+    into the write's value (a :class:`Written` replay) where the write returns."""
+
+    def __init__(self, answer: Answer):
+        super().__init__(answer.status)
+        self.answer = answer
 
 
 KEYS = IdempotencyRow.__table__
@@ -64,17 +102,19 @@ def replay(idem: Idempotency, fingerprint: str, status: int, body: str, etag: st
     db.session.rollback()  # nothing to write: let the game go
     if fingerprint != idem.fingerprint:
         raise IdempotencyMismatch()
-    raise Replay(status, body, etag)
+    raise Replay(Answer(status, body, etag))
 
 
-def key_params(game: GameRow, state: Game, idem: Idempotency | None, answer: tuple | None) -> dict | None:
-    """What :data:`REMEMBER` and :data:`FORGET` store and forget for a keyed write (None without a key).
+def answer_of(idem: Idempotency | None, game: GameRow, state: Game) -> Answer | None:
+    """A keyed write's answer, rendered from the game as written (None without a key)."""
+    return None if idem is None else idem.render(game, state)
 
-    The answer is ``answer``, or rendered now from the game as written.
-    """
-    if idem is None:
+
+def key_params(game: GameRow, idem: Idempotency | None, answer: Answer | None) -> dict | None:
+    """What :data:`REMEMBER` and :data:`FORGET` store and forget for a keyed write (None without a key)."""
+    if idem is None or answer is None:
         return None
-    status, body, etag = idem.stored = answer or idem.render(game, state)
+    status, body, etag = answer
     now = utcnow()
     keep = max(0, int(current_app.config["IDEMPOTENCY_KEYS_PER_GAME"]) - 1)  # and this write's own
     return {"game": game.id, "key": idem.key, "fingerprint": idem.fingerprint, "status": status, "body": body,

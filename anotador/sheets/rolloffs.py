@@ -5,9 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from ..extensions import db
-from ..store.models import GameRow, RollOffRow
-from ..rules import Game
-from .keys import Idempotency
+from ..store.models import RollOffRow
+from .keys import Idempotency, Written
 from .rows import apply_outcome
 from .state import state_of
 from .writes import commit, lock, remember, writes
@@ -15,13 +14,13 @@ from .writes import commit, lock, remember, writes
 
 @writes
 def roll_off(game_id: str, token: str | None, if_match: Any, player: int, dice: Any,
-             idem: Idempotency | None = None) -> tuple[GameRow, Game]:
+             idem: Idempotency | None = None) -> Written:
     """Record one tie-break roll; the game ends when one player is highest."""
     game = lock(game_id, token, if_match, idem)
     state = state_of(game)
     state.roll_off(player, dice)
     db.session.add(RollOffRow(game_id=game.id, seq=len(state.roll_offs), player=player, dice=list(dice)))
     apply_outcome(game, state)
-    remember(game, state, idem)
+    answer = remember(game, state, idem)
     commit(game, state)
-    return game, state
+    return Written(game, state, answer)

@@ -8,6 +8,7 @@ writes keep landing first, it takes the lock like every other write.
 
 from __future__ import annotations
 
+from enum import Enum
 from typing import Any
 
 from ..extensions import db
@@ -15,34 +16,39 @@ from ..store.models import GameRow
 from ..rules import Choice, Game, InvalidTurnError, Play, RuleSet
 from .backends import Backend, backend
 from .errors import Moved
-from .keys import Idempotency, key_params
+from .keys import Idempotency, Written, answer_of, key_params
 from .rows import outcome, show
 from .state import names_of, state_of
 from .writes import READ, checked, commit, lock, writes
 
 #: How often a turn starts again from a newer version before it takes the lock.
 UNLOCKED_TRIES = 3
-#: What :func:`played_unlocked` answers for a turn that must take the lock: it ends a table's game, whose
-#: standings change in the same transaction (one statement cannot hold that).
-LOCKED = object()
+
+
+class Unstored(Enum):
+    """Why :func:`played_unlocked` stored nothing."""
+
+    MOVED = "another write landed first: try again from the newer version"
+    LOCK = "it ends a table's game, whose standings change in the same transaction: take the lock"
 
 
 @writes
 def record_turn(game_id: str, token: str | None, if_match: Any, data: dict[str, Any],
-                idem: Idempotency | None = None) -> tuple[GameRow, Game]:
-    """Record the next turn (``data`` as the API takes it); return the game and its new state."""
+                idem: Idempotency | None = None) -> Written:
+    """Record the next turn (``data`` as the API takes it): the game and its new state."""
     for _ in range(UNLOCKED_TRIES):
         done = played_unlocked(game_id, token, if_match, data, idem)
-        if done is LOCKED:
-            break
-        if done is not None:
+        if isinstance(done, Written):
             return done
+        if done is Unstored.LOCK:
+            break
     game = lock(game_id, token, if_match, idem)
     state, play, values = played(game, data)
     show(game, values)  # before the answer under a key is rendered
-    backend().turn_writes(game, state.turns, play, values, keyed=key_params(game, state, idem, None))()
+    answer = answer_of(idem, game, state)
+    backend().turn_writes(game, state.turns, play, values, keyed=key_params(game, idem, answer))()
     commit(game, state)
-    return game, state
+    return Written(game, state, answer)
 
 
 def played(game: GameRow, data: dict[str, Any]) -> tuple[Game, Play, dict[str, Any]]:
@@ -56,13 +62,12 @@ def played(game: GameRow, data: dict[str, Any]) -> tuple[Game, Play, dict[str, A
 
 
 def played_unlocked(game_id: str, token: str | None, if_match: Any, data: dict[str, Any],
-                    idem: Idempotency | None) -> tuple[GameRow, Game] | object | None:
+                    idem: Idempotency | None) -> Written | Unstored:
     """Check and play the turn on the game as read, then store it only if the game is still at that version.
 
     Everything but the writes (the checks, a replay of the game, a keyed
-    answer's rendering) happens before anything is locked. None, with
-    nothing written, when another write landed first; :data:`LOCKED` when
-    the turn ends a table's game.
+    answer's rendering) happens before anything is locked. When nothing is
+    stored, the reason (:class:`Unstored`).
 
     SQLite: the reads are one read transaction; then the turn takes the
     write lock, which every writer of the database shares, only to write.
@@ -79,19 +84,19 @@ def played_unlocked(game_id: str, token: str | None, if_match: Any, data: dict[s
         state, play, values = played(game, data)
     except Moved:  # a write landed between the row and its entries
         db.session.rollback()
-        return None
+        return Unstored.MOVED
     if game.mesa_id is not None and values["status"] == "finished":
         db.session.rollback()
-        return LOCKED
+        return Unstored.LOCK
     expected = game.version
     show(game, values)
-    answer = None if idem is None else idem.render(game, state)
+    answer = answer_of(idem, game, state)
     db.session.expunge(game)
-    if not store(store_with, game, state, play, values, expected, key_params(game, state, idem, answer)):
+    if not store(store_with, game, state, play, values, expected, key_params(game, idem, answer)):
         db.session.rollback()
-        return None
+        return Unstored.MOVED
     commit(game, state, follow=False)  # the game is not finished: nothing of its table changed
-    return game, state
+    return Written(game, state, answer)
 
 
 def store(store_with: Backend, game: GameRow, state: Game, play: Play, values: dict[str, Any], expected: int,

@@ -7,10 +7,9 @@ from typing import Any
 from sqlalchemy import delete, select
 
 from ..extensions import db
-from ..store.models import EntryRow, GameRow, RollOffRow, TurnRow
-from ..rules import Game
+from ..store.models import EntryRow, RollOffRow, TurnRow
 from .errors import Conflict
-from .keys import Idempotency
+from .keys import Idempotency, Written
 from .rows import apply_outcome
 from .state import replayed
 from .writes import commit, lock, remember, writes
@@ -18,7 +17,7 @@ from .writes import commit, lock, remember, writes
 
 @writes
 def undo_last(game_id: str, token: str | None, if_match: Any,
-              idem: Idempotency | None = None) -> tuple[GameRow, Game]:
+              idem: Idempotency | None = None) -> Written:
     """Remove the last turn; a finished game plays again from there."""
     game = lock(game_id, token, if_match, idem)
     last = db.session.scalars(
@@ -34,6 +33,6 @@ def undo_last(game_id: str, token: str | None, if_match: Any,
     state.instant_winner = None
     state.roll_offs = []
     apply_outcome(game, state)
-    remember(game, state, idem)
+    answer = remember(game, state, idem)
     commit(game, state)
-    return game, state
+    return Written(game, state, answer)

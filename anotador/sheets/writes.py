@@ -24,7 +24,7 @@ from ..rules import Game
 from . import standings
 from .backends import backend
 from .errors import Conflict, GameNotFound, PreconditionFailed
-from .keys import KEY_ROW, READ_KEYED, Idempotency, key_params, replay
+from .keys import KEY_ROW, READ_KEYED, Answer, Idempotency, Replay, Written, answer_of, key_params, replay
 from .reads import possible_id
 from .state import keep
 from .tokens import check_token
@@ -76,12 +76,14 @@ def checked(statement, game_id: str, token: str | None, if_match: Any, idem: Ide
     return game
 
 
-def remember(game: GameRow, state: Game, idem: Idempotency | None, answer: tuple | None = None) -> None:
-    """Store the answer (``answer``, or rendered now) under the key, in the write's transaction; forget the
-    game's old keys (:data:`~anotador.sheets.keys.FORGET`)."""
-    params = key_params(game, state, idem, answer)
+def remember(game: GameRow, state: Game, idem: Idempotency | None) -> Answer | None:
+    """Render the answer and store it under the key, in the write's transaction; forget the game's old keys
+    (:data:`~anotador.sheets.keys.FORGET`). The answer, or None without a key."""
+    answer = answer_of(idem, game, state)
+    params = key_params(game, idem, answer)
     if params is not None:
         backend().remember(params)
+    return answer
 
 
 def commit(game: GameRow, state: Game, follow: bool = True) -> None:
@@ -97,8 +99,23 @@ def commit(game: GameRow, state: Game, follow: bool = True) -> None:
     keep(game, state)
 
 
-def writes(change: Callable) -> Callable:
-    """Mark a change of a game: a row the database's own constraints refuse is a 409, and nothing is kept.
+def replayable(write: Callable[..., Written]) -> Callable[..., Written]:
+    """Mark a keyed write, creation included: a key answered before ends it wherever that is found (under
+    the lock, or with the row read), and its stored answer is the write's value, nothing written."""
+
+    @functools.wraps(write)
+    def answered(*args, **kwargs) -> Written:
+        try:
+            return write(*args, **kwargs)
+        except Replay as known:
+            return Written(None, None, known.answer, replayed=True)
+
+    return answered
+
+
+def writes(change: Callable[..., Written]) -> Callable[..., Written]:
+    """Mark a change of a game: a key's replay is its value (:func:`replayable`); a row the database's own
+    constraints refuse is a 409, and nothing is kept.
 
     The constraints catch what the checks did not see (a row written behind
     the application's back, a concurrent writer), whichever statement of the
@@ -106,11 +123,11 @@ def writes(change: Callable) -> Callable:
     """
 
     @functools.wraps(change)
-    def guarded(*args, **kwargs):
+    def guarded(*args, **kwargs) -> Written:
         try:
             return change(*args, **kwargs)
         except IntegrityError:
             db.session.rollback()
             raise Conflict("Another change to this game landed first; reload and try again.") from None
 
-    return guarded
+    return replayable(guarded)
