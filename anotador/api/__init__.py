@@ -5,11 +5,12 @@ from __future__ import annotations
 from flask import Blueprint, Flask
 
 from . import games as games_api
-from . import advice, chances, health, pdfs, problems, score, spec, tables, variants
+from . import advice, chances, health, pdfs, problems, score, sessions, spec, tables, variants
 
 
 def init_app(app: Flask) -> None:
-    """Register every API blueprint, and turn domain errors into problems (:mod:`.problems`)."""
+    """Register every API blueprint, turn domain and database errors into problems (:mod:`.problems`), and
+    end each request's database session while its failure can still be answered (:mod:`.sessions`)."""
     api = Blueprint("api", __name__, url_prefix="/api/v1")
     api.register_blueprint(variants.bp)
     api.register_blueprint(score.bp)
@@ -22,3 +23,4 @@ def init_app(app: Flask) -> None:
     app.register_blueprint(spec.bp)
     app.register_blueprint(health.bp)
     problems.init_app(app)
+    sessions.init_app(app)

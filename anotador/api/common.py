@@ -10,7 +10,8 @@ from typing import Any, Mapping
 from flask import Response, current_app, g, request
 from marshmallow import Schema, ValidationError
 
-from ..http.errors import ValidationProblem, flatten, json_body, not_text
+from ..http.bodies import json_body, not_text
+from ..http.errors import ValidationProblem, flatten
 from .schemas import FastLoader
 from ..rules import RuleSet, RulesError, build_rules, find_variant
 

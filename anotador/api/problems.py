@@ -3,23 +3,30 @@
 A raised error is looked up along its class's MRO, so a subclass with a
 type of its own (``NameTaken``) comes before its base (``Conflict``), and a
 new subclass answers as its base until it is given a row. The handlers are
-registered from the table's keys.
+registered from the table's keys. A database that does not answer, or
+refuses a value, is a row too: it is logged in one line and the request's
+transaction ended before the answer.
 """
 
 from __future__ import annotations
 
 from typing import Callable, NamedTuple, Sequence
 
-from flask import Flask
+from flask import Flask, current_app, request
+from sqlalchemy import exc as sa_exc
 
 from .. import sheets
+from ..extensions import db
 from ..advisor.tables import FolderFull, TableBuilding, TooManyBuilds
+from ..http.bodies import short
 from ..http.errors import TYPE_BASE, Problem, ValidationProblem, render
 from ..printing import SheetOptionError
 from ..rules import RulesError, UnknownVariantError
 from ..rules.game import BoxClosedError, FirstPlayerTieError, GameOverError, NotYourTurnError, RollOffError
 from ..solver.chances import NotExact
 from ..advisor.weighing import TooMuchWeighing
+from ..store.database import DatabaseBusy
+from ..store.guard import DatabaseDown
 from .common import rules_error
 
 
@@ -39,14 +46,20 @@ def retry_and_quota(exc) -> Sequence[tuple[str, str]]:
     return [*retry(exc), *(exc.quota.headers() if exc.quota is not None else ())]
 
 
+def retry_later(exc) -> Sequence[tuple[str, str]]:
+    return [("Retry-After", str(current_app.config.get("RETRY_AFTER", 2)))]
+
+
 class Kind(NamedTuple):
-    """How an error answers: its status, its type (``TYPE_BASE`` + slug), its title, its detail and headers."""
+    """How an error answers: its status, its type (``TYPE_BASE`` + slug), its title, its detail and headers;
+    ``logged``: what the log says of it (one line, no traceback), the request's transaction ended first."""
 
     status: int
     slug: str
     title: str
     detail: Callable[[Exception], str] = message
     headers: Callable[[Exception], Sequence[tuple[str, str]]] = no_headers
+    logged: str = ""
 
 
 def fixed(text: str) -> Callable[[Exception], str]:
@@ -68,6 +81,13 @@ def tie(exc: FirstPlayerTieError) -> Problem:
 CONFLICT = "Conflict"
 TOO_MANY = "Too Many Requests"
 UNAVAILABLE = "Service Unavailable"
+
+#: The database did not answer: unreachable, restarting, a killed connection, a lock or statement held past
+#: its timeout. The client may retry; the worker is free.
+DATABASE_DOWN = Kind(503, "database-unavailable", UNAVAILABLE,
+                     fixed("The database did not answer in time; try again in a moment."), retry_later,
+                     logged="Database unavailable")
+DATABASE_ERRORS = (sa_exc.OperationalError, sa_exc.InterfaceError, sa_exc.TimeoutError, DatabaseBusy, DatabaseDown)
 
 #: Every domain error's answer: a :class:`Kind`, or for a 422 naming its field, what makes its problem.
 PROBLEMS: dict[type[Exception], Kind | Callable[[Exception], Problem]] = {
@@ -95,6 +115,12 @@ PROBLEMS: dict[type[Exception], Kind | Callable[[Exception], Problem]] = {
     NotExact: Kind(501, "chances-not-exact", "Not Implemented", lambda exc: f"{exc}."),
     TableBuilding: Kind(503, "table-building", UNAVAILABLE, headers=retry),
     FolderFull: Kind(503, "advisor-folder-full", UNAVAILABLE, headers=retry),
+    **dict.fromkeys(DATABASE_ERRORS, DATABASE_DOWN),
+    # A value the driver or database would not take (a NUL, a number past a column). Each route checks what
+    # it takes before a query; this is the net under those checks: the client's error, not a 500.
+    sa_exc.DataError: Kind(422, "value-refused", "Unprocessable Content",
+                           fixed("The request holds a value this service cannot store or look up."),
+                           logged="Database refused a value"),
     # 422s that name their field
     sheets.UnknownRegular: field_error,
     SheetOptionError: field_error,
@@ -116,14 +142,25 @@ class DomainProblem(Problem):
 
 
 def problem_of(exc: Exception) -> Problem:
-    """The problem document of a domain error: the table's row for the nearest class of its MRO."""
+    """The problem document of an error of the table: the row for the nearest class of its MRO."""
     for cls in type(exc).__mro__:
         found = PROBLEMS.get(cls)
         if isinstance(found, Kind):
+            if found.logged:
+                logged_and_rolled_back(found.logged, exc)
             return DomainProblem(found, exc)
         if found is not None:
             return found(exc)
     raise exc  # pragma: no cover - only registered for the table's classes
+
+
+def logged_and_rolled_back(what: str, exc: Exception) -> None:
+    """Say what the database did (one line, no traceback), and end the request's transaction."""
+    current_app.logger.warning("%s on %s %s: %s", what, request.method, request.path, short(exc).splitlines()[0])
+    try:
+        db.session.rollback()
+    except Exception:  # the connection may be gone; the pool replaces it
+        pass
 
 
 def init_app(app: Flask) -> None:
