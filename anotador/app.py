@@ -12,8 +12,7 @@ from flask.json.provider import DefaultJSONProvider
 from flask.sessions import SessionInterface
 from werkzeug.middleware.proxy_fix import ProxyFix
 
-from . import config, settings
-from .advisor import tables as advisor
+from . import advisor, config, settings
 from .http import cors, errors, headers
 from .ops import cli
 from .store import database

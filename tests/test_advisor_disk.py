@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from anotador.advisor.tables import FolderFull, TableBuilding, Tables
-from anotador.advisor.outlooks import Spawned
+from anotador.advisor.builds import FolderFull, Spawned, TableBuilding
+from anotador.advisor.tables import Tables
 from anotador.rules import build_rules, find_variant
 from anotador.solver import folder as store
 from anotador.solver.build import OUTCOMES

@@ -371,7 +371,7 @@ def test_chances_outlooks_are_made_one_at_a_time_and_the_next_is_told_to_wait_fo
 
     import anotador.advisor.outlooks as outlooks_module
     from anotador.advisor.tables import TableBuilding, Tables
-    from anotador.advisor.outlooks import OUTLOOK_SECONDS
+    from anotador.advisor.outlooks import OUTLOOK_SECONDS, Outlooks
 
     from .conftest import SOLVER_DIR
 
@@ -383,7 +383,7 @@ def test_chances_outlooks_are_made_one_at_a_time_and_the_next_is_told_to_wait_fo
             made.append(solver.rules.variant.id)
 
     monkeypatch.setattr(outlooks_module, "Outlook", Slow)
-    store = Tables(SOLVER_DIR, ahead=False)
+    store = Outlooks(Tables(SOLVER_DIR, ahead=False))
     generala, cameroon = (find_variant(v).rules() for v in ("generala", "double-cameroon"))
     outlooks = lambda: [t for t in threading.enumerate() if t.name.startswith("outlook ")]  # noqa: E731
     try:

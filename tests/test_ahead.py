@@ -9,6 +9,7 @@ import types
 import pytest
 
 from anotador.ops import gunicorn_conf
+from anotador.advisor.outlooks import Outlooks
 from anotador.advisor.tables import TableBuilding, Tables
 from anotador.rules import VARIANTS
 from anotador.solver.build import BUSY, _ahead_outcomes, ahead_files, builtin_rules
@@ -62,10 +63,10 @@ def test_an_app_starts_no_builder_when_everything_planned_is_there(tmp_path):
 def test_a_worker_makes_the_exact_chances_ahead_so_the_first_request_finds_them():
     for variant in EXACT:
         built_in_run_folder(variant)
-    cold = Tables(SOLVER_DIR, ahead=False)
+    cold = Outlooks(Tables(SOLVER_DIR, ahead=False))
     with pytest.raises(TableBuilding):  # asked first, as a new game's page does: made meanwhile
         cold.outlook(VARIANTS["generala"].rules())
-    warm = Tables(SOLVER_DIR, ahead=False)
+    warm = Outlooks(Tables(SOLVER_DIR, ahead=False))
     assert sorted(warm.warm(pause=0.05, give_up=300)) == EXACT
     for variant in EXACT:
         warm.outlook(VARIANTS[variant].rules())  # at once: no TableBuilding
@@ -78,10 +79,10 @@ def test_each_served_worker_starts_making_them_when_it_starts(tmp_path):
         open(path, "wb").close()
     app = fresh_app(tmp_path, folder, SOLVER_BUILD_AHEAD=True)
     started = threading.Event()
-    app.extensions["anotador.tables"].warm = started.set  # what it makes is the test above's
+    app.extensions["anotador.outlooks"].warm = started.set  # what it makes is the test above's
     gunicorn_conf.post_worker_init(types.SimpleNamespace(wsgi=app))
     assert started.wait(10)
     off = fresh_app(tmp_path, folder, SOLVER_BUILD_AHEAD=False)
-    off.extensions["anotador.tables"].warm = started.clear
+    off.extensions["anotador.outlooks"].warm = started.clear
     gunicorn_conf.post_worker_init(types.SimpleNamespace(wsgi=off))
     assert started.is_set()

@@ -112,13 +112,13 @@ def test_two_workers_asked_at_the_same_moment_start_one_outcomes_build_charged_t
     import threading
 
     from anotador.advisor.tables import Tables, TooManyBuilds
-    from anotador.advisor.outlooks import TableBuilding
+    from anotador.advisor.outlooks import Outlooks, TableBuilding
     from anotador.solver.build import OUTCOMES
 
     folder = tmp_path / "solver"
     _copy_table("yahtzee", folder)
     rules = find_variant("yahtzee").rules()
-    workers = [Tables(str(folder), ahead=False) for _ in range(4)]
+    workers = [Outlooks(Tables(str(folder), ahead=False)) for _ in range(4)]
     start, answers = threading.Barrier(len(workers)), []
 
     def ask(worker, n):
@@ -135,17 +135,17 @@ def test_two_workers_asked_at_the_same_moment_start_one_outcomes_build_charged_t
         for t in threads:
             t.join(60)
         assert len(answers) == len(workers) and all(wait >= 1 for wait in answers)
-        spawned = [(n, s) for n, w in enumerate(workers) for k, s in w.builds.items() if k.endswith(OUTCOMES)]
+        spawned = [(n, s) for n, w in enumerate(workers) for k, s in w.tables.builds.items() if k.endswith(OUTCOMES)]
         assert len(spawned) == 1
         n, build = spawned[0]
         assert build.build.client == f"203.0.113.{n}"
         house = find_variant("yahtzee").rules(yahtzee_bonus=150)
         with pytest.raises(TooManyBuilds):
-            workers[n].get(house, f"203.0.113.{n}")
-        assert all(k.endswith(OUTCOMES) for w in workers for k in w.builds)  # no table build started
+            workers[n].tables.get(house, f"203.0.113.{n}")
+        assert all(k.endswith(OUTCOMES) for w in workers for k in w.tables.builds)  # no table build started
     finally:
         for w in workers:
-            for s in w.builds.values():
+            for s in w.tables.builds.values():
                 s.process.kill()
                 s.process.wait(30)
 

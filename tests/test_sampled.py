@@ -196,6 +196,7 @@ def test_the_fixed_positions_chances_are_within_a_percentage_point_of_the_refere
 def test_a_server_builds_the_outcomes_once_in_a_process_of_its_own(tmp_path):
     """A folder with Yahtzee's table and no outcomes: the first ask spawns their build and answers 503 with a wait
     from the folder's rate; asking again finds it running (no second build); one at a time for the folder."""
+    from anotador.advisor.outlooks import Outlooks
     from anotador.advisor.tables import TableBuilding, Tables
     from anotador.solver.build import OUTCOMES
     from anotador.solver.folder import key_of, table_path
@@ -208,20 +209,21 @@ def test_a_server_builds_the_outcomes_once_in_a_process_of_its_own(tmp_path):
     shutil.copy(table_path(SOLVER_DIR, key), table_path(str(tmp_path), key))
     Path(table_path(str(tmp_path), key + OUTCOMES)).write_bytes(b"ANOTADOR OUTCOMES\n{}\n")  # a broken file
     tables = Tables(str(tmp_path), ahead=False)
+    outlooks = Outlooks(tables)
     with pytest.raises(TableBuilding) as first:
-        tables.sampled_outlook(rules, "client", game=True)
+        outlooks.sampled_outlook(rules, "client", game=True)
     assert os.path.exists(table_path(str(tmp_path), key + OUTCOMES) + ".bad")  # set aside, built again
     assert 60 <= first.value.retry_after <= 120  # 536,448 states at the default 8,000 a second, with the margin
     spawned = tables.builds[key + OUTCOMES]
     try:
         with pytest.raises(TableBuilding):
-            tables.sampled_outlook(rules, "client", game=True)
+            outlooks.sampled_outlook(rules, "client", game=True)
         assert list(tables.builds) == [key + OUTCOMES]
         kniffel = find_variant("kniffel").rules()
         built_in_run_folder("kniffel")
         shutil.copy(table_path(SOLVER_DIR, key_of(kniffel)), table_path(str(tmp_path), key_of(kniffel)))
         with pytest.raises(TableBuilding):  # another rule set waits for this one
-            tables.sampled_outlook(kniffel, "client", game=True)
+            outlooks.sampled_outlook(kniffel, "client", game=True)
         assert list(tables.builds) == [key + OUTCOMES]
     finally:
         spawned.process.kill()
@@ -234,8 +236,7 @@ def test_the_folder_keeps_four_outcomes_files_of_house_rules_besides_the_built_i
     tables beside them are the tables' own business."""
     import time
 
-    from anotador.advisor.tables import Tables
-    from anotador.advisor.outlooks import OUTCOMES_KEPT
+    from anotador.advisor.tables import OUTCOMES_KEPT, Tables
     from anotador.solver.build import OUTCOMES
     from anotador.solver.folder import key_of, table_path
 
@@ -248,7 +249,7 @@ def test_the_folder_keeps_four_outcomes_files_of_house_rules_besides_the_built_i
             path = table_path(str(tmp_path), name)
             Path(path).write_bytes(b"x")
             os.utime(path, (now - 100 + age, now - 100 + age))  # the house rules' last, the newest
-    tables._prune()
+    tables.prune()
     left = sorted(os.listdir(tmp_path))
     outcomes = [n for n in left if n.endswith(OUTCOMES + ".table")]
     assert OUTCOMES_KEPT == 4

@@ -216,6 +216,7 @@ def test_play_to_win_for_yahtzee_while_others_play_answers_all_game_long(client,
     work."""
     import shutil
 
+    from anotador.advisor.outlooks import Outlooks
     from anotador.advisor.tables import Tables
     from anotador.rules import Game
     from anotador.solver.chances import NotExact, game_chances
@@ -252,5 +253,5 @@ def test_play_to_win_for_yahtzee_while_others_play_answers_all_game_long(client,
     shutil.copy(table_path(SOLVER_DIR, key_of(rules)), table_path(str(tmp_path), key_of(rules)))
     bare = Tables(str(tmp_path), ahead=False)
     with pytest.raises(NotExact, match="stored game's /chances"):
-        bare.chances_outlook(rules, [mine, rival], "client")
+        Outlooks(bare).chances_outlook(rules, [mine, rival], "client")
     assert bare.builds == {}

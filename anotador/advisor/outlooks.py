@@ -15,42 +15,26 @@ Yahtzee), one such build at a time for the folder; the folder keeps
 
 from __future__ import annotations
 
-import json
 import logging
-import math
 import os
 import threading
 import time
-import subprocess
-from typing import Mapping, NamedTuple, Sequence
+from typing import Mapping, Sequence
 
-import numpy as np
+from flask import current_app
 
-from ..support.lru import LRU
 from ..rules import RuleSet
-from ..solver import Solver
 from ..solver import folder as store
 from ..solver.build import OUTCOMES, outcomes_kind
 from ..solver.chances import NotExact, Outlook, exact_for
 from ..solver.folder import key_of
 from ..solver.late import LateOutlook, late_sheets
-from ..solver.sampled import OpeningOutlook, SampledOutlook, outcomes_bytes, read_outcomes, refusal
-
+from ..solver.sampled import OpeningOutlook, SampledOutlook, read_outcomes, refusal
+from ..support.lru import LRU
+from .builds import Table, TableBuilding, read_or_set_aside, retry_after
+from .tables import Tables
 
 log = logging.getLogger(__name__)
-
-class TableBuilding(Exception):
-    """The table for these rules is being built: ask again in ``retry_after`` seconds."""
-
-    def __init__(self, retry_after: int):
-        super().__init__(f"The advisor's table for these rules is being built; ask again in {retry_after} s.")
-        self.retry_after = retry_after
-
-
-def retry_after(seconds: float) -> int:
-    """A Retry-After that is met: the estimate with a margin, whole seconds."""
-    return max(1, min(3600, math.ceil(seconds * 1.2 + 0.5)))
-
 
 #: Outlooks (who is winning) each worker keeps: a rule set's is a few MB and takes seconds to make.
 OUTLOOKS_KEPT = 8
@@ -59,55 +43,12 @@ OUTLOOKS_KEPT = 8
 OUTLOOK_SECONDS = {5: 3.0, 10: 8.0}
 #: How long a worker waits for the built-in tables, to make their outlooks ahead (:meth:`Outlooks.warm`).
 WARM_FOR = 1800.0
-#: Outcomes files the folder keeps besides the built-in variants': 300 MB each for Yahtzee's house rules.
-OUTCOMES_KEPT = 4
-
-
-def build_bytes(kind: str, states: int) -> int:
-    """The most a build of this kind takes on disk while it runs: a table's file, or an outcomes build's twice
-    (its records, then the file they are copied into). What the folder's disk budget counts a build as."""
-    return 2 * outcomes_bytes(states) if kind.endswith(OUTCOMES) else store.table_bytes(states)
-
-
-class Table(NamedTuple):
-    """An advisor's table in memory: the rule set's solver and every state's value."""
-
-    solver: Solver
-    values: np.ndarray
-
-
-class Spawned(NamedTuple):
-    """A build this worker started (its lock may not be taken yet)."""
-
-    process: subprocess.Popen
-    build: store.Build
-
-
-def read_or_set_aside(path: str, read, what: str):
-    """``read(path)`` of a file of the folder, marked used now (the folder keeps those used last); None when it
-    is missing, or when it cannot be used: then it is set aside (``.bad``) and logged, to be built again."""
-    if not os.path.exists(path):
-        return None
-    try:
-        found = read(path)
-    except (OSError, store.BadTable) as e:
-        log.warning("%s %s cannot be used (%s): building it again", what, path, e)
-        try:
-            os.replace(path, path + ".bad")
-        except OSError:
-            pass
-        return None
-    try:
-        os.utime(path)
-    except OSError:
-        pass
-    return found
-
-
 class Outlooks:
-    """The outlooks part of :class:`~anotador.advisor.tables.Tables` (its tables, builds and folder)."""
+    """A worker's outlooks, made from the tables of :class:`~anotador.advisor.tables.Tables` (which also runs
+    the outcomes' builds, like its own)."""
 
-    def __init__(self) -> None:
+    def __init__(self, tables: Tables) -> None:
+        self.tables = tables
         self.outlooks: LRU[str, Outlook] = LRU(OUTLOOKS_KEPT)
         #: The Yahtzee family's, one per rule set (each bounded: late.LATE_KEPT states).
         self.late: LRU[str, LateOutlook] = LRU(2)
@@ -132,7 +73,7 @@ class Outlooks:
         if why is not None:
             raise NotExact("Chances are worked out exactly for rule sets without section bonuses (the Generala "
                            f"family, Yacht and Double Cameroon); not yet here: {why}")
-        table = self.get(rules, client, game)
+        table = self.tables.get(rules, client, game)
         took = OUTLOOK_SECONDS.get(rules.dice, max(OUTLOOK_SECONDS.values()))
         with self.outlook_lock:
             making = self.outlook_builds.get(key)
@@ -157,7 +98,7 @@ class Outlooks:
         key = key_of(rules)
         found = self.late.get(key)
         if found is None:
-            table = self.get(rules, client, game)
+            table = self.tables.get(rules, client, game)
             found = LateOutlook(table.solver, table.values)
             self.late.put(key, found)
         return found
@@ -203,18 +144,18 @@ class Outlooks:
         if callable(client):
             client = client()
         late = self.late_outlook(rules, client, game)  # the table first
-        outcomes = read_or_set_aside(self.path(key), lambda path: read_outcomes(path, late.solver, late.V),
+        outcomes = read_or_set_aside(self.tables.path(key), lambda path: read_outcomes(path, late.solver, late.V),
                                      "the outcomes")
         if outcomes is not None:
             found = SampledOutlook(late, outcomes)
             self.sampled.put(key, found)
-            self._prune()
+            self.tables.prune()
             return found
-        under_way = self._under_way()
-        estimate = store.seconds_left(self.folder, outcomes_kind(rules), store.states_of(rules))
+        under_way = self.tables.under_way()
+        estimate = store.seconds_left(self.tables.folder, outcomes_kind(rules), store.states_of(rules))
         running = under_way.get(key)
         if running is not None:
-            raise TableBuilding(retry_after(self._left(running)))
+            raise TableBuilding(retry_after(self.tables.left(running)))
         if not game:
             raise NotExact(f"Before its last 4 rounds the chances of {rules.variant.id} are sampled from every "
                            "sheet's turn, which this server has not followed for these rules yet: a stored game's "
@@ -222,57 +163,15 @@ class Outlooks:
                            "with at most 4 boxes open.")
         others = [b for k, b in under_way.items() if k.endswith(OUTCOMES)]
         if others:  # one at a time: each takes a core for a minute
-            raise TableBuilding(retry_after(min(self._left(b) for b in others) + estimate))
-        with self.lock:
-            if key not in self.builds:
-                # charged like a table build: to the address, and counted among the builds under way
-                self._may_start(client, game, self._charged(under_way), rules)
-                self._make_room(build_bytes(outcomes_kind(rules), store.states_of(rules)), under_way)
-                # the folder's one place, taken before the builder starts (which inherits it): two servers, or
-                # two workers, asked at the same moment start one build, not two
-                slot = store.take(os.path.join(self.folder, store.OUTCOMES_SLOT))
-                if slot is None:
-                    raise TableBuilding(retry_after(estimate))
-                try:
-                    self._spawn_outcomes(rules, key, client, slot)
-                finally:
-                    os.close(slot)
-                self._started(client)
+            raise TableBuilding(retry_after(min(self.tables.left(b) for b in others) + estimate))
+        self.tables.start_outcomes(rules, client, game, under_way, estimate)
         raise TableBuilding(retry_after(estimate))
-
-    def _spawn_outcomes(self, rules: RuleSet, key: str, client: str | None, slot: int) -> None:
-        log.info("following every state's turn of %s into its outcomes (%s)", rules.variant.id, key)
-        spawned = time.time()
-        process = self._run(["--outcomes", json.dumps(rules.spec()), self.path(key_of(rules)), repr(spawned),
-                             client or ""], pass_fds=(slot,))
-        self.builds[key] = Spawned(process, store.Build(key, spawned, store.states_of(rules), outcomes_kind(rules),
-                                                        client, True, True, spawned + 3600))
-
-    @staticmethod
-    def _charged(under_way: Mapping[str, store.Build]) -> list[store.Build]:
-        """The builds that count against an address and the folder's total: house rules' tables, and every
-        outcomes build (built-in rules' too: a client asked for it)."""
-        return [b for k, b in under_way.items() if not b.builtin or k.endswith(OUTCOMES)]
-
-    def _prune_outcomes(self, names: list[str]) -> list[str]:
-        """Remove the outcomes files past :data:`OUTCOMES_KEPT` (the used last kept) besides the built-in
-        variants'; the table files' names left."""
-        suffix = OUTCOMES + store.TABLE
-        builtin = {key + suffix for key in self.builtin}
-        mine = [n for n in names if n.endswith(suffix) and n not in builtin]
-        if len(mine) > OUTCOMES_KEPT:
-            for name in sorted(mine, key=lambda n: os.path.getmtime(os.path.join(self.folder, n)))[:-OUTCOMES_KEPT]:
-                try:
-                    os.remove(os.path.join(self.folder, name))
-                except OSError:
-                    pass
-        return [n for n in names if not n.endswith(suffix)]
 
     def warm(self, pause: float = 1.0, give_up: float = WARM_FOR) -> list[str]:
         """Make this worker's outlooks of the built-in rule sets ahead, one after another as their tables come,
         beside the requests (as one asked for them would): a new game's chances then come at once. The
         variants made; run by a thread of each served worker (gunicorn_conf.post_worker_init)."""
-        left = {key_of(r): r for r in self.builtin.values() if exact_for(r) is None}
+        left = {key_of(r): r for r in self.tables.builtin.values() if exact_for(r) is None}
         made = []
         deadline = time.monotonic() + give_up
         while left and time.monotonic() < deadline:
@@ -280,7 +179,7 @@ class Outlooks:
                 if self.outlooks.get(key) is not None:
                     made.append(rules.variant.id)
                     del left[key]
-                elif os.path.exists(self.path(key)):
+                elif os.path.exists(self.tables.path(key)):
                     try:
                         self.outlook(rules)
                     except TableBuilding:
@@ -298,3 +197,7 @@ class Outlooks:
             with self.outlook_lock:
                 self.outlook_builds.pop(key, None)
 
+
+def outlooks() -> Outlooks:
+    """The current app's outlooks."""
+    return current_app.extensions["anotador.outlooks"]

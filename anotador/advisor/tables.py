@@ -39,19 +39,20 @@ import subprocess
 import sys
 import threading
 import time
-from typing import Callable
+from typing import Callable, Mapping
 
-from flask import Flask, current_app
+from flask import current_app
 
-from ..support.lru import LRU
 from ..http.headers import Quota
 from ..rules import RuleSet
 from ..solver import Solver
 from ..solver import folder as store
-from .outlooks import Outlooks, Spawned, Table, TableBuilding, build_bytes, read_or_set_aside, retry_after
-from ..solver.build import ABANDONED, BUILT, BUSY, OUTCOMES, ahead_files, build, builtin_rules, kind_of
+from ..solver.build import ABANDONED, BUILT, BUSY, OUTCOMES, ahead_files, build, builtin_rules, kind_of, \
+    outcomes_kind
 from ..solver.folder import key_of
-from ..solver.sampled import outcomes_bytes, sampled_for
+from ..support.lru import LRU
+from .builds import FolderFull, Spawned, Table, TableBuilding, TooManyBuilds, build_bytes, read_or_set_aside, \
+    retry_after
 
 log = logging.getLogger(__name__)
 
@@ -61,27 +62,13 @@ KEY = re.compile(r"[0-9a-f]{24}")
 CLIENTS_KEPT = 10_000
 #: Seconds between two prunings of the folder at most, while requests come (a load prunes it too).
 PRUNE_EVERY = 300
+#: Outcomes files the folder keeps besides the built-in variants': 300 MB each for Yahtzee's house rules.
+OUTCOMES_KEPT = 4
 
 
-class FolderFull(Exception):
-    """The advisor's folder has no room for this build within ``SOLVER_DISK_BYTES``, even without every house
-    rule set's file: the built-in variants' take it (the operator's setting is too small for these rules)."""
-
-    retry_after = 3600
-
-
-class TooManyBuilds(Exception):
-    """This client has its share of table builds under way, or had its share this hour."""
-
-    def __init__(self, message: str, retry_after: int, quota: Quota):
-        super().__init__(message)
-        self.message = message
-        self.retry_after = retry_after
-        self.quota = quota
-
-
-class Tables(Outlooks):
-    """One app's tables: memory (an LRU) in front of a folder, and the builds under way."""
+class Tables:
+    """One app's tables: memory (an LRU) in front of a folder, and the builds under way (the outcomes' too:
+    :mod:`anotador.advisor.outlooks` asks for them)."""
 
     def __init__(self, folder: str, capacity: int = 8, builds: int = 2, keep: int = 100, per_client: int = 1,
                  per_hour: int = 20, ahead: bool = True, outcomes_ahead: bool = True, disk: int = 4 << 30) -> None:
@@ -105,7 +92,6 @@ class Tables(Outlooks):
         self.missing: set[str] = set()  # keys with no table, as the folder stood at missing_stamp
         self.missing_stamp = 0
         self._builtin: dict[str, RuleSet] | None = None
-        Outlooks.__init__(self)
 
     @property
     def builtin(self) -> dict[str, RuleSet]:
@@ -163,10 +149,10 @@ class Tables(Outlooks):
         if callable(client):
             client = client()
         key = key_of(rules)
-        under_way = self._under_way()
+        under_way = self.under_way()
         running = under_way.get(key)
         if running is not None:
-            wait = retry_after(self._left(running))
+            wait = retry_after(self.left(running))
             if not running.builtin:
                 store.want(store.lock_path(self.folder, key), time.time() + wait + store.GRACE_SECONDS)
             raise TableBuilding(wait)
@@ -219,9 +205,59 @@ class Tables(Outlooks):
         log.info("building the built-in variants' advisor tables ahead, in %s", self.folder)
         return True
 
+    def start_outcomes(self, rules: RuleSet, client: str | None, game: bool, under_way: dict[str, store.Build],
+                       estimate: float) -> None:
+        """Start the build of these rules' outcomes file (:class:`~anotador.solver.sampled.SampledOutlook`'s), charged
+        like a table build: to the address, and counted among the builds under way; the folder runs one at a time.
+        :class:`TableBuilding` when its place is taken."""
+        key = key_of(rules) + OUTCOMES
+        with self.lock:
+            if key in self.builds:
+                return
+            self._may_start(client, game, self._charged(under_way), rules)
+            self._make_room(build_bytes(outcomes_kind(rules), store.states_of(rules)), under_way)
+            # the folder's one place, taken before the builder starts (which inherits it): two servers, or
+            # two workers, asked at the same moment start one build, not two
+            slot = store.take(os.path.join(self.folder, store.OUTCOMES_SLOT))
+            if slot is None:
+                raise TableBuilding(retry_after(estimate))
+            try:
+                self._spawn_outcomes(rules, key, client, slot)
+            finally:
+                os.close(slot)
+            self._started(client)
+
     # -- inside ---------------------------------------------------------------
 
-    def _under_way(self) -> dict[str, store.Build]:
+    def _spawn_outcomes(self, rules: RuleSet, key: str, client: str | None, slot: int) -> None:
+        log.info("following every state's turn of %s into its outcomes (%s)", rules.variant.id, key)
+        spawned = time.time()
+        process = self._run(["--outcomes", json.dumps(rules.spec()), self.path(key_of(rules)), repr(spawned),
+                             client or ""], pass_fds=(slot,))
+        self.builds[key] = Spawned(process, store.Build(key, spawned, store.states_of(rules), outcomes_kind(rules),
+                                                        client, True, True, spawned + 3600))
+
+    @staticmethod
+    def _charged(under_way: Mapping[str, store.Build]) -> list[store.Build]:
+        """The builds that count against an address and the folder's total: house rules' tables, and every
+        outcomes build (built-in rules' too: a client asked for it)."""
+        return [b for k, b in under_way.items() if not b.builtin or k.endswith(OUTCOMES)]
+
+    def _prune_outcomes(self, names: list[str]) -> list[str]:
+        """Remove the outcomes files past :data:`OUTCOMES_KEPT` (the used last kept) besides the built-in
+        variants'; the table files' names left."""
+        suffix = OUTCOMES + store.TABLE
+        builtin = {key + suffix for key in self.builtin}
+        mine = [n for n in names if n.endswith(suffix) and n not in builtin]
+        if len(mine) > OUTCOMES_KEPT:
+            for name in sorted(mine, key=lambda n: os.path.getmtime(os.path.join(self.folder, n)))[:-OUTCOMES_KEPT]:
+                try:
+                    os.remove(os.path.join(self.folder, name))
+                except OSError:
+                    pass
+        return [n for n in names if not n.endswith(suffix)]
+
+    def under_way(self) -> dict[str, store.Build]:
         """Every build under way in the folder, and this worker's just started, by key."""
         found = {b.key: b for b in store.builds(self.folder)}
         for key, spawned in list(self.builds.items()):
@@ -233,7 +269,7 @@ class Tables(Outlooks):
         """Refuse a build past the client's share (429) or with no place free (503); make a place for a game."""
         mine = [b for b in under_way if client is not None and b.client == client]
         if len(mine) >= self.per_client:
-            wait = retry_after(min(self._left(b) for b in mine))
+            wait = retry_after(min(self.left(b) for b in mine))
             raise TooManyBuilds(f"This address already has {len(mine)} of the advisor's tables being built; "
                                 f"ask again when it is done, in {wait} s.", wait,
                                 Quota("builds", self.per_client, wait, 0, wait))
@@ -249,7 +285,7 @@ class Tables(Outlooks):
             return
         anonymous = [b for b in under_way if not b.game]
         if not game or not anonymous:
-            raise TableBuilding(retry_after(min(self._left(b) for b in under_way) + self._estimate(rules)))
+            raise TableBuilding(retry_after(min(self.left(b) for b in under_way) + self._estimate(rules)))
         victim = max(anonymous, key=lambda b: b.started)  # the least work lost
         log.info("stopping the advisor's build %s for a stored game's", victim.key)
         store.want(store.lock_path(self.folder, victim.key), 1)  # its builder stops within a second
@@ -291,7 +327,7 @@ class Tables(Outlooks):
         log.warning("the advisor's folder %s has no room for a build of %d bytes within %d (%d used, %d under way)",
                     self.folder, need, self.disk, used, reserved)
         if under_way:
-            raise TableBuilding(retry_after(min(self._left(b) for b in under_way.values())))
+            raise TableBuilding(retry_after(min(self.left(b) for b in under_way.values())))
         raise FolderFull(f"The server's room for the advisor's tables ({self.disk} bytes) is taken by the built-in "
                          f"variants'; these rules need {need} bytes more.")
 
@@ -301,7 +337,7 @@ class Tables(Outlooks):
             self.build_ahead()
         plan = self._ahead_plan()
         if plan is not None and key in plan:  # the tables before it in the plan, then it
-            waits = [self._left(under_way[k]) if k in under_way else self._estimate(self.builtin[k])
+            waits = [self.left(under_way[k]) if k in under_way else self._estimate(self.builtin[k])
                      for k in plan[:plan.index(key) + 1] if not os.path.exists(self.path(k))]
             return retry_after(sum(waits))
         with self.lock:
@@ -319,14 +355,14 @@ class Tables(Outlooks):
     def _estimate(self, rules: RuleSet) -> float:
         return store.seconds_left(self.folder, kind_of(rules), store.states_of(rules))
 
-    def _left(self, running: store.Build) -> float:
+    def left(self, running: store.Build) -> float:
         return store.build_left(self.folder, running)
 
     def _reap(self) -> None:
         """Forget the builds that ended (a failed one is logged, and tried again when asked for); prune the folder
         if it was not pruned for :data:`PRUNE_EVERY` seconds (files no load would otherwise prune)."""
         if time.monotonic() - self.pruned > PRUNE_EVERY:
-            self._prune()
+            self.prune()
         if self.ahead_process is not None and self.ahead_process.poll() is not None:
             if self.ahead_process.returncode not in (BUILT, BUSY):
                 log.error("building the built-in advisor tables ahead failed (exit %s)", self.ahead_process.returncode)
@@ -348,7 +384,7 @@ class Tables(Outlooks):
             return None
         table = Table(Solver(rules), values)
         self.memory.put(key, table)
-        self._prune()
+        self.prune()
         return table
 
     def _spawn(self, rules: RuleSet, key: str, client: str | None, game: bool, builtin: bool) -> None:
@@ -371,7 +407,7 @@ class Tables(Outlooks):
                                 stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=None,
                                 close_fds=True, pass_fds=pass_fds)
 
-    def _prune(self) -> None:
+    def prune(self) -> None:
         """Keep the ``keep`` tables used last on disk besides the built-in ones; remove the others and dead locks."""
         self.pruned = time.monotonic()
         store.remove_stale(self.folder)
@@ -390,45 +426,6 @@ class Tables(Outlooks):
                     os.remove(name)
                 except OSError:
                     pass
-
-
-def judged(rules: RuleSet, players: int, turns) -> tuple[list[float], list[float]] | None:
-    """Each seat's points lost and luck over these recorded turns, if the table of these rules is built here
-    (never builds one): what the regulars' standings show (``anotador.judge``)."""
-    from ..solver.advise import judge_game
-
-    table = tables().peek(rules)
-    if table is None:
-        return None
-    judgement = judge_game(table.solver, table.values, players, turns)
-    return judgement.lost, judgement.luck
-
-
-def init_app(app: Flask) -> None:
-    """Give the app its tables (the ``SOLVER_*`` settings) and its judge of games for the regulars' standings
-    (``anotador.judge``), and start building the built-in tables if missing."""
-    config = app.config
-    folder = config.get("SOLVER_DIR") or os.path.join(app.instance_path, "solver")
-    app.extensions["anotador.judge"] = judged
-    tables = app.extensions["anotador.tables"] = Tables(
-        folder, int(config.get("SOLVER_TABLES") or 8), int(config.get("SOLVER_BUILDS") or 2),
-        int(config.get("SOLVER_KEEP") or 100), int(config.get("SOLVER_CLIENT_BUILDS") or 1),
-        int(config.get("SOLVER_CLIENT_BUILDS_PER_HOUR") or 20), bool(config.get("SOLVER_BUILD_AHEAD", True)),
-        bool(config.get("SOLVER_OUTCOMES_AHEAD", True)), int(config.get("SOLVER_DISK_BYTES") or 4 << 30))
-    builtin = sum(store.table_bytes(store.states_of(rules)) + (outcomes_bytes(store.states_of(rules))
-                  if sampled_for(rules) else 0) for rules in tables.builtin.values())
-    if builtin > tables.disk:
-        log.warning("ANOTADOR_SOLVER_DISK_BYTES (%d) is less than the built-in variants' files at their most (%d): "
-                    "no house rules' table will be built", tables.disk, builtin)
-    try:  # what builders killed before this start left behind (their locks, half-written files)
-        store.remove_stale(folder)
-    except OSError:
-        pass
-    if tables.ahead:
-        try:
-            tables.build_ahead()
-        except OSError as exc:  # a folder it cannot write: the advisor says so when asked, serving goes on
-            log.error("cannot build the advisor's tables ahead in %s: %s", folder, exc)
 
 
 def tables() -> Tables:

@@ -12,6 +12,7 @@ from typing import Any
 from flask import Blueprint, jsonify
 
 from .. import sheets
+from ..advisor.outlooks import outlooks
 from ..advisor.tables import tables
 from ..http.errors import ValidationProblem
 from ..rules import RulesError
@@ -96,7 +97,7 @@ def _play_to_win(body: dict[str, Any], table, rules, sheet, others, earned: int,
                                                "again with fewer boxes open."]}) from None
     else:  # others still play: this decision for the chance, every later one for points (docs/chances.md)
         method = "approximate"
-        outlook = tables().chances_outlook(rules, [sheet, *(s for s, _ in others)], client_key())
+        outlook = outlooks().chances_outlook(rules, [sheet, *(s for s, _ in others)], client_key())
         with budget().weigh(client_key()):
             boxes, keeps = to_win_now(table.solver, table.values, outlook, sheet, earned, others, counts, roll)
     for b in body["boxes"]:

@@ -13,7 +13,7 @@ from typing import Any
 from flask import Blueprint
 
 from .. import sheets
-from ..advisor.tables import tables
+from ..advisor.outlooks import outlooks
 from ..rules import Game
 from ..solver.chances import PERCENTILES, NotExact, game_chances
 from ..solver.late import LateOutlook, is_late
@@ -74,8 +74,8 @@ def outlook_of(state: Game, history: bool = False):
     too; refused (a 501) for house rules neither follows, before any table is asked for."""
     rules = state.rules
     if history and sampled_for(rules):
-        return tables().sampled_outlook(rules, client_key(), game=True)
-    return tables().chances_outlook(rules, [state.sheets[i] for i in range(state.players)], client_key(),
+        return outlooks().sampled_outlook(rules, client_key(), game=True)
+    return outlooks().chances_outlook(rules, [state.sheets[i] for i in range(state.players)], client_key(),
                                     game=True)
 
 

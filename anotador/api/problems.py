@@ -17,7 +17,7 @@ from sqlalchemy import exc as sa_exc
 
 from .. import sheets
 from ..extensions import db
-from ..advisor.tables import FolderFull, TableBuilding, TooManyBuilds
+from ..advisor.builds import FolderFull, TableBuilding, TooManyBuilds
 from ..http.bodies import short
 from ..http.errors import TYPE_BASE, Problem, ValidationProblem, render
 from ..printing import SheetOptionError

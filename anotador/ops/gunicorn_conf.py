@@ -81,6 +81,6 @@ def when_ready(server) -> None:
 def post_worker_init(worker) -> None:
     """Each worker makes the built-in rule sets' chances ahead, by a thread beside its requests (a few seconds
     of one core once their tables are there): a new game's first figures then come at once."""
-    tables = getattr(getattr(worker, "wsgi", None), "extensions", {}).get("anotador.tables")
-    if tables is not None and tables.ahead:
-        threading.Thread(target=tables.warm, daemon=True, name="outlooks ahead").start()
+    outlooks = getattr(getattr(worker, "wsgi", None), "extensions", {}).get("anotador.outlooks")
+    if outlooks is not None and outlooks.tables.ahead:
+        threading.Thread(target=outlooks.warm, daemon=True, name="outlooks ahead").start()
