@@ -11,7 +11,7 @@ import pytest
 from flask import current_app
 
 from anotador import create_app, sheets
-from anotador.api.games import game_body, rendered
+from anotador.api.game_bodies import game_body, rendered
 from anotador.rules.variants import VARIANTS
 from anotador.sheets import iso_stored
 

@@ -123,6 +123,27 @@ def test_no_import_cycle_inside_the_package():
     assert cycles(graph) == []
 
 
+def _blueprints(known: dict[str, Path]) -> set[str]:
+    """The modules that make a blueprint (``bp = Blueprint(...)``)."""
+    found = set()
+    for name, path in known.items():
+        for node in ast.parse(path.read_text(encoding="utf-8")).body:
+            if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call) \
+                    and getattr(node.value.func, "id", None) == "Blueprint":
+                found.add(name)
+    return found
+
+
+def test_no_blueprint_imports_another():
+    """A view module is read alone: what two resources share (a game's body, a game's chances) lives in a
+    module of its own, not in one of them."""
+    known = modules()
+    views = _blueprints(known)
+    assert len(views) >= 9  # the check sees them
+    crossing = {name: sorted(imports(name, known[name], known)[0] & views) for name in views}
+    assert {name: found for name, found in crossing.items() if found} == {}
+
+
 def test_the_cycle_finder_finds_a_cycle():
     """The check above can fail: two modules importing each other (through a function too) are a cycle."""
     graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}

@@ -16,8 +16,8 @@ from .. import sheets
 from ..printing import blank_sheet, check_fits, check_options, filled_sheet
 from ..rules import RuleSet, find_variant
 from .schemas import FilledSheetQuerySchema, SheetQuerySchema, SheetRequestSchema
-from .chances import history as chances_history
-from .chances import outlook_of
+from .game_chances import history as chances_history
+from .game_chances import outlook_of
 from .common import load, query, resolve_rules
 from .reads import bodies
 

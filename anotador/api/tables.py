@@ -20,7 +20,7 @@ from .schemas import (ExportQuerySchema, HistoryQuerySchema, MergeSchema, Rename
                        TableCreateSchema, TableGameSchema)
 from .common import bearer, client_key, load, public_url, query, tags_sent
 from .exports import attachment, history_csv
-from .games import game_response
+from .game_bodies import game_response
 from .reads import NO_CACHE, etag, not_modified
 
 bp = Blueprint("tables", __name__, url_prefix="/tables")
