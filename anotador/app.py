@@ -108,8 +108,10 @@ class NoSessions(SessionInterface):
 
 def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     """Create the app: defaults, then ``ANOTADOR_*`` environment, then ``test_config``."""
-    # static_folder=None: the page blueprint serves /static itself.
-    app = Anotador(__name__, instance_relative_config=True, static_folder=None)
+    # static_folder=None: the page blueprint serves /static itself. ANOTADOR_HOME: the one folder of what the
+    # server keeps (its SQLite file, secret key, advisor's tables), away from a venv that may be made again.
+    app = Anotador(__name__, instance_relative_config=True, static_folder=None,
+                   instance_path=settings.home(os.environ))
     app.config.from_object(config.Defaults)
     app.config["SQLALCHEMY_DATABASE_URI"] = config.database_url(app.instance_path)
     # ANOTADOR_MAX_CONTENT_LENGTH=65536 and the like: a known setting by its type, any other as JSON.
@@ -118,6 +120,7 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     if test_config is not None:
         app.config.from_mapping(test_config)
     settings.check(app.config)
+    settings.check_driver(app.config["SQLALCHEMY_DATABASE_URI"])
     if not app.config.get("SECRET_KEY"):
         app.config["SECRET_KEY"] = config.secret_key(app.instance_path)
     app.config["SQLALCHEMY_ENGINE_OPTIONS"] = config.engine_options(app.config)

@@ -11,8 +11,10 @@ start, naming the variable and saying what it takes. Any other
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import math
+import os
 from typing import Any, Mapping, NamedTuple
 
 
@@ -127,3 +129,18 @@ def _error(source: str, setting: Setting, value: Any) -> SettingsError:
     if setting.kind in ("int", "number"):
         says += f" of at least {setting.low:g}"
     return SettingsError(f"{source} must be {says}, not {value!r}.")
+
+
+def check_driver(url: str) -> None:
+    """A database URL whose driver is not installed is a wrong setting (one line), not a traceback at the first
+    request: PostgreSQL's comes with the ``postgres`` extra."""
+    if url.startswith("postgresql") and importlib.util.find_spec("psycopg") is None:
+        raise SettingsError("DATABASE_URL names PostgreSQL, whose driver is not installed here: "
+                            "pip install 'anotador[postgres]' (in a checkout: pip install -e '.[postgres]').")
+
+
+def home(environ: Mapping[str, str]) -> str | None:
+    """``ANOTADOR_HOME``, the instance folder, as an absolute path (None: Flask's own, ``instance/`` in a checkout
+    and ``<venv>/var/anotador.app-instance`` installed)."""
+    value = environ.get("ANOTADOR_HOME", "").strip()
+    return os.path.abspath(os.path.expanduser(value)) if value else None

@@ -24,9 +24,10 @@ if [ ! -x "$VENV/bin/python" ]; then
 fi
 EXTRAS="${EXTRAS:-}"
 # One stamp per pyproject.toml, listing the extras installed with it: the
-# service needs no extra, so scripts/serve after scripts/test installs nothing.
+# dev extra holds every other (postgres, lan), so scripts/serve after
+# scripts/test installs nothing.
 stamp="$VENV/.installed-$(sha256sum pyproject.toml | cut -c1-16)"
-if ! { [ -f "$stamp" ] && grep -qxF -- "${EXTRAS:-[]}" "$stamp"; }; then
+if ! { [ -f "$stamp" ] && { grep -qxF -- "${EXTRAS:-[]}" "$stamp" || grep -qxF -- "[dev]" "$stamp"; }; }; then
     echo "anotador: installing the project${EXTRAS:+ with $EXTRAS} into $VENV (the first time takes a minute or two)..." >&2
     "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check --upgrade pip
     "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check -e ".${EXTRAS}"

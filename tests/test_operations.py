@@ -248,3 +248,19 @@ def test_postgresql_nightly_backups_by_pg_dump(postgres_url, tmp_path):
     listed = subprocess.run(["pg_restore", "--list", str(dump)], capture_output=True, text=True, check=True).stdout
     assert "TABLE DATA public games" in listed and len(tables) == 2
     dispose(app)
+
+
+def test_the_changelog_leads_with_what_is_unreleased_then_this_version():
+    """The release notes the README promises: "Unreleased" first, then the version the package says it is."""
+    import re
+    import tomllib
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    version = tomllib.loads((root / "pyproject.toml").read_text())["project"]["version"]
+    headings = re.findall(r"^## (.+)$", (root / "CHANGELOG.md").read_text(encoding="utf-8"), re.M)
+    assert headings[0] == "Unreleased"
+    assert re.fullmatch(rf"{re.escape(version)} — \d{{4}}-\d{{2}}-\d{{2}}", headings[1]), headings[1]
+    from anotador.ops.console import version as installed
+
+    assert installed() == version

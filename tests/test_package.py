@@ -50,15 +50,39 @@ def dist(tmp_path_factory) -> Path:
     return out
 
 
+#: What the wheel installed with no extra did, before its ``postgres`` extra was added (:func:`venv`).
+PLAIN: dict[str, subprocess.CompletedProcess] = {}
+
+
 @pytest.fixture(scope="module")
 def venv(dist, tmp_path_factory) -> Path:
-    """The wheel, installed with its dependencies into a venv of its own."""
+    """The wheel, installed with its dependencies into a venv of its own: first alone (what it does then is kept
+    in :data:`PLAIN`), then with the ``postgres`` extra."""
     where = tmp_path_factory.mktemp("elsewhere") / "venv"
     subprocess.run([sys.executable, "-m", "venv", str(where)], check=True)
     wheel = next(dist.glob("anotador-*.whl"))
-    subprocess.run([str(where / "bin" / "python"), "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
-                    str(wheel)], check=True, capture_output=True)
+    pip = [str(where / "bin" / "python"), "-m", "pip", "install", "--quiet", "--disable-pip-version-check"]
+    subprocess.run([*pip, str(wheel)], check=True, capture_output=True)
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("ANOTADOR_", "PYTHON"))}
+    PLAIN["modules"] = subprocess.run(
+        [str(where / "bin" / "python"), "-c", "import importlib.util as u; "
+         "print(*(m for m in ('psycopg', 'segno', 'yaml') if u.find_spec(m)))"], capture_output=True, text=True,
+        env=env, cwd=where)
+    PLAIN["postgres"] = subprocess.run([str(where / "bin" / "anotador"), "db", "upgrade"], capture_output=True,
+                                       text=True, env=env | {"DATABASE_URL": "postgresql://nobody@127.0.0.1/none"},
+                                       cwd=where)
+    subprocess.run([*pip, f"{wheel}[postgres]"], check=True, capture_output=True)
     return where
+
+
+def test_a_plain_install_has_no_database_driver_but_sqlites_and_says_which_extra(venv):
+    """psycopg's binary (PostgreSQL), segno (the LAN's QR code) and PyYAML (the tests') are extras: a server on
+    SQLite installs none of them, and a PostgreSQL URL without its driver is one line naming the extra."""
+    assert PLAIN["modules"].returncode == 0, PLAIN["modules"].stderr
+    assert PLAIN["modules"].stdout.split() == []
+    refused = PLAIN["postgres"]
+    assert refused.returncode == 2, refused.stderr
+    assert "anotador[postgres]" in refused.stderr and len(refused.stderr.strip().splitlines()) == 1, refused.stderr
 
 
 def test_the_wheel_and_the_sdist_hold_what_the_service_reads(dist):

@@ -118,3 +118,20 @@ def test_a_database_that_does_not_answer_at_start_is_one_line(tmp_path):
         assert done.returncode == 1, done.stderr
         assert "Traceback" not in done.stderr and len(done.stderr.strip().splitlines()) == 1, done.stderr
         assert done.stderr.startswith("anotador: the database cannot be used: ") and "127.0.0.1" in done.stderr
+
+
+def test_anotador_home_is_the_one_folder_of_what_the_server_keeps(tmp_path, monkeypatch):
+    """ANOTADOR_HOME moves the instance folder: the SQLite file, the secret key and the advisor's tables, so a venv
+    made again loses nothing."""
+    for key in [k for k in os.environ if k.startswith("ANOTADOR_") or k == "DATABASE_URL"]:
+        monkeypatch.delenv(key)
+    home = tmp_path / "var" / "anotador"
+    monkeypatch.setenv("ANOTADOR_HOME", str(home))
+    app = create_app({"TESTING": True, "SOLVER_BUILD_AHEAD": False})
+    assert app.instance_path == str(home)
+    assert app.config["SQLALCHEMY_DATABASE_URI"] == f"sqlite:///{home / 'anotador.sqlite'}"
+    assert (home / "secret_key").read_text().strip() == app.config["SECRET_KEY"]
+    assert app.extensions["anotador.tables"].folder == str(home / "solver")
+    monkeypatch.setenv("ANOTADOR_HOME", "~/anotador-home")
+    monkeypatch.setenv("HOME", str(tmp_path))
+    assert create_app({"TESTING": True, "SOLVER_BUILD_AHEAD": False}).instance_path == str(tmp_path / "anotador-home")

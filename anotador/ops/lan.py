@@ -87,8 +87,12 @@ def announce(port: int) -> str | None:
           "or scan this code with the phone's camera:\n", file=sys.stderr)
     try:
         import segno
-
-        segno.make(url, error="m").terminal(out=sys.stderr, compact=True)
+    except ImportError:
+        segno = None
+        print("(no QR code: pip install 'anotador[lan]' to print one)", file=sys.stderr)
+    try:
+        if segno is not None:
+            segno.make(url, error="m").terminal(out=sys.stderr, compact=True)
     except Exception as exc:  # a terminal that cannot show the code still has the URL
         print(f"(no QR code: {exc})", file=sys.stderr)
     print(file=sys.stderr)
