@@ -55,8 +55,8 @@ class JSONProvider(DefaultJSONProvider):
         return super().dumps(obj, **kwargs)
 
     def response(self, *args: Any, **kwargs: Any) -> Response:  # noqa: D102 - Flask's
-        # jsonify's compact answers through orjson: an advice's 45 figures took 38 us through json's encoder,
-        # 3 through orjson. The same text as json writes, or json writes it: non-ASCII (which orjson cannot
+        # jsonify's compact answers through orjson (what it buys: docs/speed.md). The same text as json writes,
+        # or json writes it: non-ASCII (which orjson cannot
         # escape), what orjson writes otherwise (dates, dataclasses: Flask's ``default`` is asked first) or
         # cannot write (integers past 64 bits).
         app = current_app
@@ -86,8 +86,8 @@ class Anotador(Flask):
 
     def ensure_sync(self, func):  # noqa: D102 - Flask's, remembered
         # Flask asks inspect whether each view, hook and teardown is a
-        # coroutine function, on every call: about 1 us each, three or more
-        # a request. The answer never changes for a function.
+        # coroutine function, on every call, three or more a request. The
+        # answer never changes for a function (what it buys: docs/speed.md).
         found = self._sync.get(func)
         if found is None:
             found = super().ensure_sync(func)

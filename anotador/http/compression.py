@@ -70,7 +70,7 @@ class Quick:
     request alone (an advice, a turn's), to a client for whose ``Accept-Encoding`` it was seen choosing zstd
     or gzip. The same codecs at the same levels; zstd's context kept per thread, not made for each answer.
 
-    An advice's 2.4 kB answer: 38 us through Flask-Compress (15 of them making a zstd context), 8 here.
+    Making a zstd context was most of Flask-Compress's cost on such an answer (docs/speed.md).
     Anything else (brotli, a kept text, an answer with validators, a GET that a Range may ask part of) goes
     through Flask-Compress as before.
     """

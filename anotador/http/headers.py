@@ -93,7 +93,7 @@ class Secure:
         """Whether the answer's length is known and below COMPRESS_MIN_SIZE, so Flask-Compress would decline it.
 
         A score, a turn's answer, most errors: a few hundred bytes. Asking
-        Flask-Compress costs about 12 us a request, to be told no and be given a
+        Flask-Compress costs a request its look-up, to be told no and be given a
         ``Vary`` no cache needs (a ``no-store`` answer) or that :class:`Secure`
         adds anyway (a cacheable one).
         """

@@ -36,8 +36,8 @@ def move(game: GameRow, values: dict[str, Any]) -> None:
     """The one UPDATE of the game row, on the game this write has locked.
 
     Core statements run on the session's connection, not through the
-    session: its ORM layer costs about 20 us a statement, inside SQLite's
-    write lock. (A turn moves the game in its backend's turn writes.)
+    session: its ORM layer costs each statement time inside SQLite's write
+    lock (docs/speed.md). (A turn moves the game in its backend's turn writes.)
     """
     db.session.connection().execute(move_statement(tuple(values), False), move_params(game, values))
 
@@ -52,8 +52,8 @@ def move_statement(columns: tuple[str, ...], guarded: bool):
     """The game row's UPDATE of ``columns`` (with ``guarded``, only from version ``expected``), built once.
 
     Statements are built once throughout this package: on SQLite, building
-    this UPDATE cost twice what running it did (450 us against 140 us), all
-    of it inside the write lock.
+    this UPDATE cost more than running it did, all of it inside the write
+    lock (docs/speed.md).
     """
     games = GameRow.__table__
     where = [games.c.id == bindparam("game")] + ([games.c.version == bindparam("expected")] if guarded else [])

@@ -348,8 +348,7 @@ class _PostgresHead:
     The statement runs through libpq itself (``pgconn.exec_prepared``, which
     waits without the GIL) and psycopg's loaders turn its binary row into
     Python values. psycopg's own ``execute`` gives the same answer for about
-    twice the client CPU (110-145 us against 45-50 us here), a fifth of what
-    a whole poll costs.
+    twice the client CPU (docs/speed.md).
     """
 
     SQL = b"SELECT version, updated_at FROM games WHERE id = $1"
@@ -405,10 +404,10 @@ class DriverStatement:
     """SQLite: a Core statement compiled once to the driver's SQL, run on the session's own sqlite3 connection.
 
     For the writes made inside SQLite's write lock, which every writer of
-    the database waits for. SQLAlchemy's execute spends about 45 us a
-    statement around the driver's 15-30 us (its cache lookup, its execution
+    the database waits for. SQLAlchemy's execute spends more than the
+    driver's own time around each statement (its cache lookup, its execution
     context, a result object); a turn's three statements so spent more in
-    the lock than its COMMIT did. :meth:`row` converts the parameters with
+    the lock than its COMMIT did (docs/speed.md). :meth:`row` converts the parameters with
     the columns' own bind processors, as SQLAlchemy would, so what is
     stored is the same; it runs before the lock is taken.
     """

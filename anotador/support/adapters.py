@@ -10,18 +10,17 @@ The adapters, and the decision on each private use found in the code:
 
 - :func:`light_teardown` (Flask-SQLAlchemy: its teardown function and its
   scoped session's registry). No public hook says "this request opened no
-  session". Kept: 3 us of the ~330 us a score costs a gunicorn worker, and
-  ``/score`` stands at 0.91 x the bare echo against a target of 0.9.
+  session". Kept while ``/score`` needs it to stay above 0.9 x the bare
+  echo (docs/speed.md).
 - :mod:`anotador.ops.serving` (gunicorn's threaded worker: ``TConn``,
   ``enqueue_req``, ``keepalived_conns``, the parser's unreader and
   ``_DEFER``). Whole requests are read before a thread sees them, so a
   trickling client costs a socket, not a thread, with no proxy in front.
-  gunicorn has no public hook for it. waitress buffers whole requests by
-  design and was measured against it (``bench/slow_servers.py``, 2026-12-01):
-  /score 1,361 req/s against 1,755, and with 300 connections trickling
-  their headers, 0 of 20 normal requests answered (its connection limit)
-  against 20 of 20 at p95 4.8 ms. Kept; gunicorn stays pinned below its
-  next major version (none is out) until the adapter's test passes on it.
+  gunicorn has no public hook for it. ``bench/slow_servers.py`` measures it
+  against gthread, granian and waitress: granian, through its documented
+  settings only, meets every slow-client line and loses no request on
+  SIGTERM (ARCHITECTURE.md, known debts: the switch is next). Until then
+  gunicorn stays pinned below its next major version.
 - :func:`schema_hooks` (marshmallow: a schema's ``_hooks``).
   :class:`anotador.api.schemas.FastLoader` loads well-formed bodies without
   marshmallow's machinery (a score costs less than marshmallow's load) and
@@ -46,7 +45,7 @@ def light_teardown(app: Flask, db: Any) -> bool:
 
     Most requests never open one: a score, a poll, a kept game body, the
     page's files. Its teardown still looks up the app context and raises and
-    catches a KeyError to find nothing (about 3 us a request). Its sessions
+    catches a KeyError to find nothing, on every request. Its sessions
     are kept in one dict keyed by app context: when that is empty, this
     request has none to close. Returns whether the teardown was replaced;
     on a Flask-SQLAlchemy that keeps either elsewhere, its own stays (and
