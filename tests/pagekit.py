@@ -137,3 +137,24 @@ def audit(page, axe_source, state):
         nodes: v.nodes.slice(0, 3).map(n => n.target.join(' ') + ': ' + n.failureSummary.slice(0, 160)) })))""",
                            AXE_TAGS)
     return [(state, v["id"], v["impact"], v["nodes"]) for v in result]
+
+
+def offline(page, on: bool = True) -> None:
+    """Take the page's browser context off the network (``on``), or put it back.
+
+    Chromium's offline emulation, and every API request refused at
+    Playwright's routing too: the emulation alone once let a turn queued
+    offline reach the server on a loaded machine, and a test of the outbox
+    must know the network is gone while it queues.
+    """
+    context = page.context
+    if on:
+        context.set_offline(True)
+        context.route("**/api/**", _disconnected)
+    else:
+        context.unroute("**/api/**", _disconnected)
+        context.set_offline(False)
+
+
+def _disconnected(route) -> None:
+    route.abort("internetdisconnected")

@@ -15,7 +15,7 @@ needs("playwright.sync_api", "pip install playwright")
 from playwright.sync_api import expect  # noqa: E402
 
 from .browserkit import shot
-from .pagekit import api_turns, cell, choose, confirm, option, roll, scratch, start_game, total
+from .pagekit import api_turns, cell, choose, confirm, offline, option, roll, scratch, start_game, total
 
 
 def test_a_whole_two_player_generala_game(phone):
@@ -309,7 +309,7 @@ def test_double_cameroon_dice_split_by_the_player(phone):
         [("full", [1, 1, 6, 6, 6], 20), ("little_cameroon", [1, 2, 3, 4, 5], 21)]
     # offline, Ana splits from the game's table
     page.wait_for_function("() => Object.keys(localStorage).some(k => k.startsWith('anotador.table.'))")
-    page.context.set_offline(True)
+    offline(page, True)
     roll(page, [5, 5, 5, 5, 5, 2, 3, 4, 5, 6])
     page.get_by_role("button", name="Split myself").click()
     expect(page.locator("#options .group-title")).to_have_text(["Group 1 · 5-5-5-5-5", "Group 2 · 2-3-4-5-6"])
@@ -318,7 +318,7 @@ def test_double_cameroon_dice_split_by_the_player(phone):
     expect(page.locator('#options [data-focus-key="g0:big_cameroon"]')).to_be_disabled()  # one box, one group
     page.locator('#options [data-focus-key="g0:fives"]').click()
     expect(cell(page, 0, "fives")).to_have_class(re.compile("pending"))
-    page.context.set_offline(False)
+    offline(page, False)
     expect(cell(page, 0, "fives")).to_have_text("25", timeout=8000)
     expect(cell(page, 0, "big_cameroon")).to_have_text("30")
     assert page.errors == []
@@ -341,13 +341,13 @@ def test_a_roll_off_and_a_tie_in_it_each_say_so(phone):
     expect(page.locator("#turn-line")).to_have_text("Roll-off: Ana, Beto roll.")
     # Ana's roll waits to be sent while Beto's dice are entered; its acknowledgement, when it comes,
     # must leave Beto's dice on the pad (it used to clear them, and Beto's roll was lost)
-    page.context.set_offline(True)
+    offline(page, True)
     expect(page.locator("#play-title")).to_have_text("Ana's roll-off roll")
     roll(page, [6, 6, 6, 6, 6])
     page.get_by_role("button", name="Record roll-off").click()
     expect(page.locator("#play-title")).to_have_text("Beto's roll-off roll")
     roll(page, [6, 6, 6, 6, 6])
-    page.context.set_offline(False)
+    offline(page, False)
     expect(page.locator("#pending")).to_be_hidden(timeout=10000)   # Ana's roll sent and acknowledged
     expect(page.locator("#tray button.die")).to_have_count(5)
     page.get_by_role("button", name="Record roll-off").click()
@@ -355,13 +355,13 @@ def test_a_roll_off_and_a_tie_in_it_each_say_so(phone):
     shot(page, "roll-off-round-2")
     # Round 2 with no connection: a queued roll moves the roll-off on to the next player at once (the
     # page used to ask for Ana's roll again until the server answered), and both rolls are sent later.
-    page.context.set_offline(True)
+    offline(page, True)
     for name, dice in (("Ana", [1, 1, 1, 1, 2]), ("Beto", [1, 1, 1, 1, 3])):
         expect(page.locator("#play-title")).to_have_text(f"{name}'s roll-off roll")
         roll(page, dice)
         page.get_by_role("button", name="Record roll-off").click()
     expect(page.locator("#play")).to_be_hidden()   # nobody's roll is due while both wait to be sent
-    page.context.set_offline(False)
+    offline(page, False)
     expect(page.locator("#winner")).to_contain_text("Beto wins!", timeout=10000)
     rolls = page.request.get(f"/api/v1/games/{made['id']}/turns").json()["roll_offs"]
     assert [(r["player"], r["dice"]) for r in rolls][-2:] == [(0, [1, 1, 1, 1, 2]), (1, [1, 1, 1, 1, 3])]

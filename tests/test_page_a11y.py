@@ -17,7 +17,7 @@ needs("playwright.sync_api", "pip install playwright")
 from playwright.sync_api import expect  # noqa: E402
 
 from .browserkit import shot
-from .pagekit import NAMES, audit, cell, choose, open_house, option, roll, start_game
+from .pagekit import NAMES, audit, cell, choose, offline, open_house, option, roll, start_game
 
 def test_axe_reports_no_violations_on_any_screen(phone, axe_source):
     found = []
@@ -268,7 +268,7 @@ def test_forced_colors_keep_the_current_player_and_pending_cells_marked(phone):
     roll(page, [6, 6, 6, 1, 1])
     expect(page.locator("#sheet td.choosing")).to_have_count(1)
     expect(page.locator("#sheet td.choosing")).to_have_css("outline-width", "3px")
-    page.context.set_offline(True)
+    offline(page, True)
     choose(page, "Full house")
     pending = page.locator("#sheet tbody td.pending")
     expect(pending).to_have_count(1)
@@ -276,7 +276,7 @@ def test_forced_colors_keep_the_current_player_and_pending_cells_marked(phone):
     expect(pending).to_have_css("outline-style", "dashed")  # the sheet may be drawn again meanwhile: retried
     expect(pending).to_have_css("outline-width", "2px")
     shot(page, "forced-colors")
-    page.context.set_offline(False)
+    offline(page, False)
 
 
 LAYOUT = """() => {

@@ -18,7 +18,7 @@ from playwright.sync_api import expect  # noqa: E402
 
 from .browserkit import shot
 from .mesakit import Mesa, play_out
-from .pagekit import audit, choose, confirm, roll, under_service_worker
+from .pagekit import audit, choose, confirm, offline, roll, under_service_worker
 
 FAMILY = ["Абуэла Мария Петровна Кузнецова-Смирнова", "عبد الرحمن بن محمد الفاسي من مدينة فاس ا", "王小明🎲",
           "Guillermina Fernández de la Cruz"]
@@ -217,12 +217,12 @@ def test_the_table_opens_with_no_connection_as_last_seen(phone, page_app):
     expect(page.locator("#standings tbody tr")).to_have_count(3)
     expect(page.locator("#mesa-history li")).to_have_count(3)
     under_service_worker(page)  # the page, under the worker's control from here
-    page.context.set_offline(True)
+    offline(page, True)
     page.reload()
     expect(page.locator("#mesa-title")).to_have_text("Los domingos de la abuela")  # the shell, from the cache
     expect(page.locator("#standings tbody tr")).to_have_count(3)                    # the standings, from the phone
     expect(page.locator("#mesa-history li")).to_have_count(3)
-    page.context.set_offline(False)
+    offline(page, False)
     assert page.errors == []
 
 

@@ -19,13 +19,13 @@ needs("playwright.sync_api", "pip install playwright")
 from playwright.sync_api import expect  # noqa: E402
 
 from .browserkit import shot
-from .pagekit import api_turns, cell, choose, option, roll, start_game, total, under_service_worker
+from .pagekit import api_turns, cell, choose, offline, option, roll, start_game, total, under_service_worker
 
 
 def test_three_turns_tapped_offline_are_sent_in_order_once(phone):
     page = phone()
     game = start_game(page, ["Ana", "Beto", "Ceci"])
-    page.context.set_offline(True)
+    offline(page, True)
     plan = [(0, [1, 1, 1, 2, 3], "Ones", "ones", 3), (1, [2, 2, 5, 5, 6], "Twos", "twos", 4),
             (2, [3, 3, 3, 3, 1], "Threes", "threes", 12)]
     for player, dice, box, box_id, points in plan:
@@ -41,7 +41,7 @@ def test_three_turns_tapped_offline_are_sent_in_order_once(phone):
     expect(page.locator("#offline")).to_be_visible()
     expect(page.locator("#turn-line")).to_have_text("Ana's turn · round 2 of 10")   # the table plays on
     shot(page, "14-offline-pending")
-    page.context.set_offline(False)
+    offline(page, False)
     for player, _, _, box_id, points in plan:
         expect(cell(page, player, box_id)).to_have_text(str(points), timeout=8000)
         expect(total(page, player)).to_have_text(str(points))
@@ -59,7 +59,7 @@ def test_offline_the_pad_offers_only_what_the_roll_scores(phone):
     game = start_game(page, ["Ana", "Beto"])
     page.wait_for_function("() => Object.keys(localStorage).some(k => k.startsWith('anotador.table.'))")
     page.wait_for_function("() => navigator.serviceWorker.controller !== null")
-    page.context.set_offline(True)
+    offline(page, True)
     page.reload()  # opened again with no connection at all: the kept shell, sheet and table
     expect(page.locator("#play")).to_be_visible()
     roll(page, [2, 2, 2, 3, 3])
@@ -73,7 +73,7 @@ def test_offline_the_pad_offers_only_what_the_roll_scores(phone):
     choose(page, "Full house", 35)
     expect(cell(page, 0, "full")).to_have_class(re.compile("pending"))
     shot(page, "14b-offline-scored")
-    page.context.set_offline(False)
+    offline(page, False)
     expect(cell(page, 0, "full")).to_have_text("35", timeout=8000)
     expect(cell(page, 0, "full")).not_to_have_class(re.compile("pending"))
     assert [t["boxes"][0]["points"] for t in api_turns(page, game)["turns"]] == [35]
@@ -177,14 +177,14 @@ def test_a_turn_recorded_meanwhile_by_another_phone_is_shown_not_forced(phone):
     token = a.evaluate("JSON.parse(localStorage.getItem('anotador.games'))[0].token")
     b = phone()
     b.goto(f"/g/{game}#token={token}")
-    a.context.set_offline(True)
+    offline(a, True)
     roll(a, [5, 5, 5, 5, 1])
     choose(a, "Fives")                       # queued on A
     expect(cell(a, 0, "fives")).to_have_class(re.compile("pending"))
     roll(b, [4, 4, 4, 2, 2])
     choose(b, "Full house", 30)              # B records Ana's turn meanwhile
     expect(cell(b, 0, "full")).to_have_text("30")
-    a.context.set_offline(False)
+    offline(a, False)
     expect(a.locator("#conflict")).to_be_visible(timeout=8000)
     expect(a.locator("#conflict-text")).to_contain_text("Another phone recorded Ana's turn first: Full house 30")
     expect(a.locator("#conflict-text")).to_contain_text("Ana: Fives")
@@ -205,7 +205,7 @@ def test_the_shell_opens_offline_from_the_service_worker(phone):
     choose(page, "Full house", 30)
     expect(cell(page, 0, "full")).to_have_text("30")
     under_service_worker(page)  # the page, under the worker's control from here
-    page.context.set_offline(True)
+    offline(page, True)
     page.reload()
     expect(page.locator("#game-title")).to_have_text("Generala")        # the shell, from the cache
     expect(cell(page, 0, "full")).to_have_text("30")                     # the last sheet seen, from the phone
@@ -213,7 +213,7 @@ def test_the_shell_opens_offline_from_the_service_worker(phone):
     page.goto("/")                                                       # the start screen too
     expect(page.locator("#start")).to_be_visible()
     shot(page, "16-offline-shell")
-    page.context.set_offline(False)
+    offline(page, False)
     # The API is never cached by the worker: every game read reached the server.
     cached = page.evaluate("""async () => { const out = [];
         for (const name of await caches.keys()) for (const r of await (await caches.open(name)).keys()) out.push(r.url);
@@ -266,7 +266,7 @@ def test_a_refused_queued_turn_is_said_in_the_pages_language_and_the_later_turns
     page.reload()
     expect(page.locator("#play")).to_be_visible()
     page.wait_for_function("() => Object.keys(localStorage).some(k => k.startsWith('anotador.table.'))")
-    page.context.set_offline(True)
+    offline(page, True)
     for dice, box in (([5, 5, 5, 2, 1], "fives"), ([1, 1, 3, 4, 6], "ones"), ([2, 2, 3, 4, 6], "twos")):
         roll(page, dice, lang=locale[:2])
         page.locator(f'#options button[data-focus-key="opt:{box}"]').click()
@@ -282,7 +282,7 @@ def test_a_refused_queued_turn_is_said_in_the_pages_language_and_the_later_turns
             route.continue_()
 
     page.route("**/api/v1/games/*/turns", refuse_first)
-    page.context.set_offline(False)
+    offline(page, False)
     expect(page.locator("#conflict")).to_be_visible(timeout=8000)
     expect(page.locator("#conflict-title")).to_have_text(title)
     expect(page.locator("#conflict-text")).to_contain_text(text)

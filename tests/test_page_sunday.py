@@ -15,7 +15,7 @@ needs("playwright.sync_api", "pip install playwright")
 from playwright.sync_api import expect  # noqa: E402
 
 from .browserkit import shot
-from .pagekit import choose, open_rules, roll_again, start_game
+from .pagekit import choose, offline, open_rules, roll_again, start_game
 
 #: Every built-in variant in which a served roll scores more.
 SERVED_BONUS = ["generala", "generala-doble", "general-pr", "generala-wiki"]
@@ -172,7 +172,7 @@ def test_offline_the_totals_count_what_waits_and_the_count_is_said_in_good_spani
     page.evaluate("localStorage.setItem('anotador.lang', 'es')")
     page.goto(f"/g/{game['id']}#token={token}")
     expect(total(page, 0)).to_have_text("40")
-    page.context.set_offline(True)
+    offline(page, True)
     for seat, dice in ((0, [6, 6, 6, 6, 2]), (1, [6, 6, 1, 2, 3])):
         for face in dice:
             page.get_by_role("button", name=f"Agregar un {face}", exact=True).click()
@@ -184,7 +184,7 @@ def test_offline_the_totals_count_what_waits_and_the_count_is_said_in_good_spani
     expect(total(page, 0)).to_have_text("99 (pendiente de enviar)")
     expect(total(page, 1)).to_have_text("52 (pendiente de enviar)")
     shot(page, "sunday-offline-totals")
-    page.context.set_offline(False)
+    offline(page, False)
     expect(page.locator("#pending")).to_be_hidden(timeout=10_000)
     expect(total(page, 0)).to_have_text("99")
     expect(total(page, 1)).to_have_text("52")

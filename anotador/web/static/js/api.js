@@ -42,11 +42,12 @@ export async function call(method, path, { body, headers = {}, fresh = false } =
 }
 
 let variantsPromise = null;
-/** The built-in variants (cached by the browser with their ETag). */
+/** The built-in variants (cached by the browser with their ETag); with no connection, those last read. */
 export function variants() {
   if (!variantsPromise) {
     variantsPromise = call("GET", "/api/v1/variants").then((r) => {
-      if (!r.ok) { variantsPromise = null; return []; }
+      if (!r.ok) { variantsPromise = null; return store.variants(); }
+      store.keepVariants(r.data);
       return r.data;
     });
   }

@@ -20,6 +20,9 @@ function write(key, value) {
 export const store = {
   /** The rules this phone last started a game by ({ base, ...house rules }), or null. */
   lastRules() { return read("anotador.rules", null); },
+  // the built-in variants as last read: their names, for a page opened with no connection
+  variants() { return read("anotador.variants", []); },
+  keepVariants(list) { write("anotador.variants", list); },
   keepRules(rules) { write("anotador.rules", rules); },
   games() { return read(GAMES, []); },
   remember(entry) {
