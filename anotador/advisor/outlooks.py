@@ -10,7 +10,7 @@ in seconds. The Yahtzee family's are exact in the last rounds
 a process of its own follows every state's turn into, once per rule set
 (``<key>.outcomes.table`` in the folder: a minute of one core, 300 MB for
 Yahtzee), one such build at a time for the folder; the folder keeps
-:data:`OUTCOMES_KEPT` of them besides the built-in variants'.
+:data:`~anotador.advisor.tables.OUTCOMES_KEPT` of them besides the built-in variants'.
 """
 
 from __future__ import annotations
@@ -59,7 +59,7 @@ class Outlooks:
         self.outlook_builds: dict[str, float] = {}  # key → when it should be made (monotonic): one at a time
 
     def outlook(self, rules: RuleSet, client: str | None = None, game: bool = False) -> Outlook:
-        """Who is winning, for these rules (:mod:`anotador.solver.chances`), made from the table (:meth:`get`).
+        """Who is winning, for these rules (:mod:`anotador.solver.chances`), made from the table (:meth:`Tables.get`).
 
         Made once per worker, by a thread of its own and one at a time, never by a request: the request that
         finds none gets :class:`TableBuilding` (a 503 with Retry-After), as for a table. Double Cameroon's
@@ -93,7 +93,7 @@ class Outlooks:
 
     def late_outlook(self, rules: RuleSet, client: str | None = None, game: bool = False) -> LateOutlook:
         """Who is winning in the last rounds, for rules whose sheets hold more than their boxes (the Yahtzee
-        family): made at once from the table (:meth:`get`), its states worked out as games reach them.
+        family): made at once from the table (:meth:`Tables.get`), its states worked out as games reach them.
         Raises :class:`~anotador.solver.chances.NotExact` for rules it cannot do."""
         key = key_of(rules)
         found = self.late.get(key)

@@ -292,7 +292,7 @@ class Tables:
 
     def _make_room(self, need: int, under_way: dict[str, store.Build]) -> None:
         """Make room for a new build of ``need`` bytes at most within :attr:`disk`: the folder's files, and every
-        build under way at its most (:func:`~.outlooks.build_bytes`), with the house rules' files used least
+        build under way at its most (:func:`~.builds.build_bytes`), with the house rules' files used least
         lately removed as long as they do not fit. Else
         :class:`TableBuilding` when builds under way hold the room, :class:`FolderFull` when they do not."""
         reserved = sum(build_bytes(b.kind, b.states) for b in under_way.values())
