@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Callable, NamedTuple, Sequence
 
-from flask import Flask, current_app, request
+from flask import Flask, Response, current_app, request
 from sqlalchemy import exc as sa_exc
 
 from .. import sheets
@@ -139,6 +139,7 @@ class DomainProblem(Problem):
         super().__init__(kind.detail(exc), status=kind.status, headers=kind.headers(exc))
         self.type = TYPE_BASE + kind.slug
         self.title = kind.title
+        self.logged = kind.logged
 
 
 def problem_of(exc: Exception) -> Problem:
@@ -146,8 +147,6 @@ def problem_of(exc: Exception) -> Problem:
     for cls in type(exc).__mro__:
         found = PROBLEMS.get(cls)
         if isinstance(found, Kind):
-            if found.logged:
-                logged_and_rolled_back(found.logged, exc)
             return DomainProblem(found, exc)
         if found is not None:
             return found(exc)
@@ -163,7 +162,16 @@ def logged_and_rolled_back(what: str, exc: Exception) -> None:
         pass
 
 
+def answer(exc: Exception) -> Response:
+    """The answer to an error of the table: its problem, once a database's failure is logged and the request's
+    transaction ended (its kind's ``logged``)."""
+    problem = problem_of(exc)
+    if isinstance(problem, DomainProblem) and problem.logged:
+        logged_and_rolled_back(problem.logged, exc)
+    return render(problem)
+
+
 def init_app(app: Flask) -> None:
     """Answer every error of the table with its problem."""
     for cls in PROBLEMS:
-        app.register_error_handler(cls, lambda exc: render(problem_of(exc)))
+        app.register_error_handler(cls, answer)

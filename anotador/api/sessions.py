@@ -13,8 +13,7 @@ from flask import Flask, Response, after_this_request, g, has_request_context
 from sqlalchemy import event
 
 from ..extensions import db
-from ..http.errors import render
-from .problems import DATABASE_ERRORS, problem_of
+from .problems import DATABASE_ERRORS, answer
 
 
 def end_session(response: Response) -> Response:
@@ -33,7 +32,7 @@ def end_session(response: Response) -> Response:
         db.session.remove()
     except DATABASE_ERRORS as exc:
         if response.status_code < 500:
-            response = render(problem_of(exc))
+            response = answer(exc)
     finally:
         db.session.registry.clear()
     return response
