@@ -99,6 +99,16 @@ class Defaults:
     #: With it, follow the Yahtzee family's built-in rule sets into their outcomes too (their early chances).
     SOLVER_OUTCOMES_AHEAD = True
 
+    # -- live streams (anotador/live/streams.py; under the ASGI server only)
+    #: Streams one process holds at most; past it a stream is refused (503) and the page polls.
+    LIVE_STREAMS = 20000
+    #: Streams one client address may hold per process (0: no bound); past it a 429 and the page polls.
+    LIVE_STREAMS_PER_ADDRESS = 64
+    #: Seconds between two heartbeats of a quiet stream (nginx's read timeout must be longer).
+    LIVE_HEARTBEAT_SECONDS = 15.0
+    #: Seconds a stream lasts before the browser is asked to open a new one (perhaps on another server).
+    LIVE_STREAM_SECONDS = 3600.0
+
     # -- behind a proxy
     #: How many proxies in front to trust for X-Forwarded-For/-Proto/-Host/
     #: -Prefix (0: none; the peer is the client).

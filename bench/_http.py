@@ -101,6 +101,39 @@ def gunicorn(app: str, workers: int = SERVE_WORKERS, worker_class: str = "sync",
             proc.wait(timeout=20)
 
 
+@contextmanager
+def granian(workers: int = 1, env: dict | None = None, threads: int = 8):
+    """Run the ASGI app (``anotador/ops/asgi.py``: live streams, the rest through Flask) under granian on a
+    free loopback port; yield a :class:`Server`."""
+    port = free_port()
+    cmd = [sys.executable, "-m", "granian", "--interface", "asgi", "--factory", "--host", "127.0.0.1",
+           "--port", str(port), "--workers", str(workers), "--log-level", "warning", "anotador.ops.asgi:create"]
+    env = {**os.environ, "THREADS": str(threads), "ANOTADOR_SOLVER_BUILD_AHEAD": "false", **(env or {})}
+    proc = subprocess.Popen(cmd, cwd=ROOT, env=env, start_new_session=True)
+    server = Server(proc, port)
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                status, _, _ = request(port, "GET", "/healthz", timeout=2)
+                if status == 200:
+                    break
+            except OSError:
+                pass
+            if time.monotonic() > deadline or proc.poll() is not None:
+                raise RuntimeError("granian did not start")
+            time.sleep(0.1)
+        yield server
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGTERM)
+            try:
+                proc.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                os.killpg(proc.pid, signal.SIGKILL)
+                proc.wait(timeout=20)
+
+
 def request(port: int, method: str, path: str, body: Any = None, headers: dict | None = None,
             timeout: float = 30) -> tuple[int, dict, Any]:
     """One HTTP request on a fresh connection; return (status, headers, JSON body or None)."""

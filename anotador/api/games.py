@@ -18,6 +18,7 @@ from flask import Blueprint, Response, current_app, g, jsonify, request, url_for
 from werkzeug.exceptions import BadRequest
 
 from .. import sheets
+from ..live import HEADERS, last_seen, retry, version_event
 from ..rules import Game
 from ..rules.table import offline_table
 from ..store.models import GameRow
@@ -148,6 +149,15 @@ def get_game(game_id: str):
     if text is not None:
         return json_response(text, (game_id, version, made))
     return game_response(sheets.get(game_id))
+
+
+@bp.get("/<game_id>/events")
+def game_events(game_id: str):
+    """The game's version as a Server-Sent Event, and ``retry``: held open under the ASGI server
+    (:mod:`anotador.live.streams`), answered at once here, so the browser comes back in a second."""
+    version, _ = sheets.head_of(game_id)
+    seen = last_seen(request.headers.get("Last-Event-ID"))
+    return Response(retry() + (b"" if seen == version else version_event(version)), headers=list(HEADERS))
 
 
 @bp.post("/<game_id>/turns")

@@ -1,0 +1,179 @@
+"""The stream a phone holds open to hear of its game's every new version (Server-Sent Events).
+
+It runs on an ASGI server's event loop (``anotador/ops/asgi.py``): an idle
+stream is a coroutine waiting on an :class:`asyncio.Event` and a socket, no
+thread. It subscribes before it reads the game's version, so no change
+falls between the two; then it sends the version (unless the browser's
+``Last-Event-ID`` already names it), every newer version as the feed hears
+of it, and a comment line every ``LIVE_HEARTBEAT_SECONDS`` so that neither a
+proxy nor the browser takes the quiet for a dead connection.
+
+A stream ends when the client goes, when a send waits more than
+:data:`SEND_SECONDS` (a reader that does not read), or after
+``LIVE_STREAM_SECONDS`` (the browser opens a new one, perhaps on another
+server). Streams are bounded per client address (a 429) and per process (a
+503); the page then polls. Anything this module does not answer itself (a
+game it cannot find, a database in trouble, a cross-origin request, an
+untrusted Host) goes on to the app, whose view answers it as for any server.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import re
+from collections import Counter
+from typing import Any, Awaitable, Callable
+
+from ..http.errors import PROBLEM, TYPE_BASE
+from ..sheets.reads import GAME_ID
+from . import HEADERS, game_key, last_seen, retry, version_event
+from .changes import Changes
+
+log = logging.getLogger(__name__)
+
+#: A game's stream, as the API names it.
+PATH = re.compile(rf"/api/v1/games/({GAME_ID.pattern})/events")
+#: Seconds one send may wait on a client that does not read before its stream is closed.
+SEND_SECONDS = 10.0
+
+Send = Callable[[dict], Awaitable[None]]
+Receive = Callable[[], Awaitable[dict]]
+
+
+class Streams:
+    """Every stream of one process, within its bounds."""
+
+    def __init__(self, flask_app: Any, changes: Changes) -> None:
+        config = flask_app.config
+        self.changes = changes
+        self.heads = flask_app.extensions["anotador.heads"]
+        self.hosts = flask_app.extensions["anotador.hosts"]
+        self.cors = bool(flask_app.extensions.get("anotador.cors"))
+        self.total = int(config["LIVE_STREAMS"])
+        self.per_address = int(config["LIVE_STREAMS_PER_ADDRESS"])
+        self.heartbeat = float(config["LIVE_HEARTBEAT_SECONDS"])
+        self.lifetime = float(config["LIVE_STREAM_SECONDS"])
+        self.hops = int(config.get("PROXY_HOPS") or 0)
+        self.open = 0
+        self.by_address: Counter[str] = Counter()
+
+    def wanted(self, scope: dict) -> str | None:
+        """The game id of a stream this module answers, or None (the app answers the request)."""
+        if scope["method"] != "GET" or not self.heads.enabled:
+            return None
+        match = PATH.fullmatch(scope["path"])
+        if match is None:
+            return None
+        headers = dict(scope["headers"])
+        if self.cors and b"origin" in headers:
+            return None  # the app adds what a cross-origin reader needs
+        if not self.hosts.allow((headers.get(b"host") or b"").decode("latin-1") or None):
+            return None
+        return match.group(1)
+
+    async def __call__(self, scope: dict, receive: Receive, send: Send, game_id: str) -> bool:
+        """Answer the stream of ``game_id``; False when the app should answer instead (nothing sent yet)."""
+        address = self.address(scope)
+        if self.open >= self.total:
+            await refuse(send, 503, "streams-full", "This server holds as many live streams as it can; "
+                                                    "the sheet is polled instead.")
+            return True
+        if self.per_address and self.by_address[address] >= self.per_address:
+            await refuse(send, 429, "too-many-streams", f"At most {self.per_address} live streams per client "
+                                                        "address; the sheet is polled instead.")
+            return True
+        self.open += 1
+        self.by_address[address] += 1
+        try:
+            return await self._stream(scope, receive, send, game_id)
+        finally:
+            self.open -= 1
+            self.by_address[address] -= 1
+            if not self.by_address[address]:
+                del self.by_address[address]
+
+    async def _stream(self, scope: dict, receive: Receive, send: Send, game_id: str) -> bool:
+        loop = asyncio.get_running_loop()
+        woken = asyncio.Event()
+        key = game_key(game_id)
+        waiter = self.changes.subscribe(key, lambda: loop.call_soon_threadsafe(woken.set))
+        gone = None
+        try:
+            try:
+                row = await asyncio.to_thread(self.heads.get, game_id)
+            except Exception:  # the database is in trouble: the app says so (503)
+                return False
+            if row is None:
+                return False  # no such game: the app's 404
+            await send({"type": "http.response.start", "status": 200,
+                        "headers": [(k.lower().encode(), v.encode()) for k, v in HEADERS]})
+            sent = last_seen(dict(scope["headers"]).get(b"last-event-id", b"").decode("latin-1") or None)
+            version = max(row[0], self.changes.newest(key) or 0)
+            if not await self._send(send, retry() + (b"" if version == sent else version_event(version))):
+                return True
+            sent = version
+            gone = asyncio.ensure_future(self._gone(receive, woken))
+            end = loop.time() + self.lifetime
+            while not gone.done():
+                left = end - loop.time()
+                if left <= 0:
+                    break
+                try:
+                    async with asyncio.timeout(min(self.heartbeat, left)):
+                        await woken.wait()
+                except TimeoutError:
+                    if not await self._send(send, b": still here\n\n"):
+                        break
+                    continue
+                woken.clear()
+                newest = self.changes.newest(key)
+                if newest is not None and newest > sent:
+                    if not await self._send(send, version_event(newest)):
+                        break
+                    sent = newest
+            if not gone.done():
+                await self._send(send, b"", more=False)
+            return True
+        finally:
+            self.changes.unsubscribe(waiter)
+            if gone is not None:
+                gone.cancel()
+
+    @staticmethod
+    async def _gone(receive: Receive, woken: asyncio.Event) -> None:
+        """Wait for the client to go (or the server to shut down), then wake the stream."""
+        while (await receive())["type"] != "http.disconnect":
+            pass
+        woken.set()
+
+    @staticmethod
+    async def _send(send: Send, data: bytes, more: bool = True) -> bool:
+        """Send ``data``; False when the client is gone or has not read for :data:`SEND_SECONDS`."""
+        try:
+            async with asyncio.timeout(SEND_SECONDS):
+                await send({"type": "http.response.body", "body": data, "more_body": more})
+            return True
+        except (TimeoutError, OSError, RuntimeError) as exc:
+            log.debug("live stream closed: %s", type(exc).__name__)
+            return False
+
+    def address(self, scope: dict) -> str:
+        """The client's address: behind ``PROXY_HOPS`` proxies, the one the nearest of them names."""
+        if self.hops:
+            forwarded = dict(scope["headers"]).get(b"x-forwarded-for", b"").decode("latin-1").split(",")
+            if len(forwarded) >= self.hops:
+                return forwarded[-self.hops].strip()
+        client = scope.get("client")
+        return client[0] if client else ""
+
+
+async def refuse(send: Send, status: int, kind: str, detail: str) -> None:
+    """A problem document (RFC 9457) with Retry-After, for a stream past its bounds."""
+    title = {429: "Too Many Requests", 503: "Service Unavailable"}[status]
+    body = json.dumps({"type": TYPE_BASE + kind, "title": title, "status": status, "detail": detail}).encode()
+    await send({"type": "http.response.start", "status": status,
+                "headers": [(b"content-type", PROBLEM.encode()), (b"content-length", str(len(body)).encode()),
+                            (b"retry-after", b"30"), (b"cache-control", b"no-store")]})
+    await send({"type": "http.response.body", "body": body, "more_body": False})

@@ -1,0 +1,70 @@
+"""The app as ASGI: live streams on the event loop, every other request to Flask in a thread.
+
+``granian --interface asgi --factory anotador.ops.asgi:create`` serves it.
+A stream (:mod:`anotador.live.streams`) waits on the loop, so ten thousand
+idle phones cost sockets and coroutines, not threads; every other request
+(reads, writes, the page) is the WSGI app exactly as gunicorn runs it,
+through a2wsgi's thread pool (``THREADS`` per process). This process's feed
+(:mod:`anotador.live.feeds`) starts with it and stops at shutdown.
+
+granian's ``receive`` returns an awaitable that is not a coroutine, and
+a2wsgi hands it to ``asyncio.run_coroutine_threadsafe``, which wants one:
+:func:`_coroutine` wraps it (``tests/test_live_server.py`` serves through it).
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any, Mapping
+
+from a2wsgi import WSGIMiddleware
+
+from ..app import create_app
+from ..extensions import db
+from ..live import feeds
+from ..live.changes import Changes
+from ..live.streams import Streams
+
+
+class Live:
+    """The ASGI app: a stream this process can hold, or the WSGI app."""
+
+    def __init__(self, flask_app: Any, threads: int) -> None:
+        self.flask_app = flask_app
+        self.changes = Changes()
+        with flask_app.app_context():
+            self.feed = feeds.start(db.engine, self.changes)
+        self.streams = Streams(flask_app, self.changes)
+        self.wsgi = WSGIMiddleware(flask_app, workers=threads)
+
+    async def __call__(self, scope: dict, receive, send) -> None:
+        if scope["type"] == "lifespan":
+            await self._lifespan(receive, send)
+            return
+        if scope["type"] != "http":
+            return  # no WebSockets here
+        game_id = self.streams.wanted(scope)
+        if game_id is not None and await self.streams(scope, receive, send, game_id):
+            return
+        await self.wsgi(scope, _coroutine(receive), send)
+
+    async def _lifespan(self, receive, send) -> None:
+        while True:
+            message = await receive()
+            if message["type"] == "lifespan.startup":
+                await send({"type": "lifespan.startup.complete"})
+            elif message["type"] == "lifespan.shutdown":
+                self.feed.stop()
+                await send({"type": "lifespan.shutdown.complete"})
+                return
+
+
+def _coroutine(receive):
+    async def received() -> dict:
+        return await receive()
+    return received
+
+
+def create(config: Mapping[str, Any] | None = None) -> Live:
+    """The ASGI app (granian's ``--factory``); ``THREADS`` (8) threads per process for the WSGI app."""
+    return Live(create_app(config), int(os.environ.get("THREADS", "8")))

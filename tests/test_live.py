@@ -1,0 +1,142 @@
+"""Live sheets in process: who waits for what, the feeds that hear of changes, and the app's own answer.
+
+The feeds run on both databases: a turn recorded through the app reaches a
+waiting key (PostgreSQL: by the trigger's notification; SQLite: by the
+file's data_version), and so does one recorded while PostgreSQL's listening
+connection was cut. The server that holds streams open is tested in
+tests/test_live_server.py.
+"""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+import sqlalchemy as sa
+
+from anotador.extensions import db
+from anotador.live import feeds, game_key, last_seen, mesa_key
+from anotador.live.changes import Changes
+
+from .dbkit import Table
+from .mesakit import Mesa
+
+
+def test_a_change_wakes_the_waiters_of_its_key_only_and_only_when_newer():
+    changes = Changes()
+    woken = []
+    a1 = changes.subscribe("g:a", lambda: woken.append("a1"))
+    changes.subscribe("g:a", lambda: woken.append("a2"))
+    changes.subscribe("g:b", lambda: woken.append("b"))
+    changes.publish("g:a", 3)
+    assert sorted(woken) == ["a1", "a2"] and changes.newest("g:a") == 3
+    changes.publish("g:a", 2)  # older: a late or repeated notice
+    changes.publish("g:a", 3)
+    changes.publish("g:c", 9)  # nobody waits: nothing kept
+    assert len(woken) == 2 and changes.newest("g:c") is None
+    assert sorted(changes.keys()) == ["g:a", "g:b"] and len(changes) == 3
+    changes.unsubscribe(a1)
+    assert changes.newest("g:a") == 3 and len(changes) == 2
+
+
+def test_the_last_waiter_going_forgets_the_key():
+    changes = Changes()
+    waiter = changes.subscribe("g:a", lambda: None)
+    changes.publish("g:a", 5)
+    changes.unsubscribe(waiter)
+    changes.unsubscribe(waiter)  # twice: no error
+    assert changes.keys() == [] and changes.newest("g:a") is None
+
+
+@pytest.mark.parametrize("header, seen", [("7", 7), (" 12 ", 12), (None, None), ("", None), ("x", None),
+                                          ("-1", None), ("9" * 13, None), ("\u0661", None)])
+def test_last_event_id_is_a_version_or_nothing(header, seen):
+    assert last_seen(header) == seen
+
+
+class Heard:
+    """A waiter that records the versions it is woken for."""
+
+    def __init__(self, changes: Changes, key: str) -> None:
+        self.changes, self.key = changes, key
+        self.event = threading.Event()
+        changes.subscribe(key, self.event.set)
+
+    def wait_for(self, version: int, timeout: float = 15.0) -> int | None:
+        """Wait until ``version`` (or later) of the key is heard; the newest heard."""
+        while (self.changes.newest(self.key) or 0) < version:
+            self.event.clear()
+            if (self.changes.newest(self.key) or 0) >= version:
+                break
+            if not self.event.wait(timeout):
+                break
+        return self.changes.newest(self.key)
+
+
+def start_game(api) -> Table:
+    r = api.post("/api/v1/games", json={"variant": "generala", "players": ["Ana", "Beto"]})
+    assert r.status_code == 201, r.get_json()
+    return Table(api, r.get_json())
+
+
+@pytest.fixture
+def feed(db_app):
+    changes = Changes()
+    with db_app.app_context():
+        running = feeds.start(db.engine, changes)
+    assert running.hearing.wait(15), "the feed did not start hearing"
+    yield changes, running
+    running.stop()
+    running.join(10)
+
+
+def test_a_turn_recorded_through_the_app_reaches_the_feed(api, feed):
+    changes, running = feed
+    table = start_game(api)
+    heard = Heard(changes, game_key(table.id))
+    table.turn(0, "full", [6, 6, 6, 1, 1])
+    assert heard.wait_for(2) == 2
+    table.turn(1, "full", [2, 2, 3, 3, 3])
+    assert heard.wait_for(3) == 3
+
+
+def test_a_table_of_regulars_moving_on_reaches_the_feed(api, feed):
+    changes, _ = feed
+    mesa = Mesa(api)
+    before = mesa.get()["version"]
+    heard = Heard(changes, mesa_key(mesa.id))
+    game = mesa.game(["Ana", "Beto"])
+    assert game.id
+    assert heard.wait_for(before + 1) >= before + 1
+
+
+@pytest.mark.parametrize("db_url", ["postgresql"], indirect=True)  # SQLite's feed has no connection to cut
+def test_a_turn_recorded_while_the_listener_was_cut_is_heard_when_it_listens_again(db_app, api, feed):
+    changes, running = feed
+    table = start_game(api)
+    heard = Heard(changes, game_key(table.id))
+    with db_app.app_context():
+        with db.engine.connect() as conn:
+            cut = conn.execute(sa.text("SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+                                       "WHERE query LIKE 'LISTEN%' AND datname = current_database()")).all()
+            conn.commit()
+    assert cut and all(row[0] for row in cut)
+    table.turn(0, "full", [6, 6, 6, 1, 1])  # perhaps while nobody listens: the resync reads it
+    assert heard.wait_for(2) == 2
+    assert running.hearing.wait(15)
+    table.turn(1, "full", [2, 2, 3, 3, 3])
+    assert heard.wait_for(3) == 3
+
+
+def test_the_app_answers_the_current_version_and_asks_to_be_polled(api):
+    table = start_game(api)
+    r = api.get(f"/api/v1/games/{table.id}/events")
+    assert r.status_code == 200 and r.mimetype == "text/event-stream"
+    assert r.headers["Cache-Control"] == "no-store" and r.headers["X-Accel-Buffering"] == "no"
+    assert r.data == b'retry: 1000\n\nid: 1\nevent: version\ndata: {"version": 1}\n\n'
+    assert api.get(f"/api/v1/games/{table.id}/events", headers={"Last-Event-ID": "1"}).data == b"retry: 1000\n\n"
+    table.turn(0, "full", [6, 6, 6, 1, 1])
+    r = api.get(f"/api/v1/games/{table.id}/events", headers={"Last-Event-ID": "1"})
+    assert b"id: 2\nevent: version" in r.data
+    missing = api.get("/api/v1/games/nosuchgame/events")
+    assert missing.status_code == 404 and missing.mimetype == "application/problem+json"

@@ -1,0 +1,140 @@
+"""Live streams under the ASGI server (granian, ``anotador/ops/asgi.py``), over loopback as phones hold them.
+
+A turn stored through one server reaches a stream held by another (SQLite:
+two processes on one file; PostgreSQL: two servers on one database); a
+thousand idle streams are held and a turn reaches those of its game; the
+bounds answer problems; everything else is the app as under gunicorn.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import http.client
+import json
+
+import pytest
+
+from bench._http import granian, request
+
+from .livekit import open_stream
+
+
+def create(port, players=("Ana", "Beto")):
+    status, _, body = request(port, "POST", "/api/v1/games", {"variant": "generala", "players": list(players)})
+    assert status == 201, body
+    return body["id"], {"Authorization": f"Bearer {body['token']}"}
+
+
+def turn(port, game, auth, player, dice=(6, 6, 6, 1, 1), box="full"):
+    status, _, body = request(port, "POST", f"/api/v1/games/{game}/turns",
+                              {"player": player, "dice": list(dice), "category": box}, auth)
+    assert status == 201, body
+    return body["version"]
+
+
+def test_a_turn_through_one_server_reaches_a_stream_held_by_another(db_url):
+    env = {"DATABASE_URL": db_url}
+    with granian(env=env, workers=1) as a, granian(env=env, workers=1) as b:
+        game, auth = create(a.port)
+
+        async def play():
+            stream = await open_stream(b.port, f"/api/v1/games/{game}/events")
+            assert stream.status == 200 and stream.headers["content-type"].startswith("text/event-stream")
+            assert stream.headers["x-accel-buffering"] == "no"
+            assert await stream.version() == 1
+            seen = []
+            for player in (0, 1, 0):
+                stored = await asyncio.to_thread(turn, a.port, game, auth, player,
+                                                 box={0: "full", 1: "full"}[player] if not seen else "straight",
+                                                 dice=(1, 2, 3, 4, 5) if seen else (6, 6, 6, 1, 1))
+                seen.append(await stream.version())
+                assert seen[-1] == stored
+            stream.close()
+            # Resumed with the last version seen: nothing is sent again until the next turn
+            again = await open_stream(b.port, f"/api/v1/games/{game}/events", {"Last-Event-ID": str(seen[-1])})
+            stored = await asyncio.to_thread(turn, a.port, game, auth, 1, (2, 2, 3, 3, 3))
+            assert await again.version() == stored == seen[-1] + 1
+            again.close()
+
+        asyncio.run(play())
+
+
+def test_a_thousand_idle_streams_are_held_and_a_turn_reaches_its_game_s(db_url):
+    env = {"DATABASE_URL": db_url, "ANOTADOR_LIVE_STREAMS_PER_ADDRESS": "0", "ANOTADOR_LIVE_HEARTBEAT_SECONDS": "1"}
+    with granian(env=env, workers=1) as srv:
+        games = [create(srv.port) for _ in range(10)]
+
+        async def hold():
+            streams = []
+            for i in range(1000):
+                stream = await open_stream(srv.port, f"/api/v1/games/{games[i % 10][0]}/events")
+                assert stream.status == 200
+                streams.append(stream)
+            assert [await s.version() for s in streams] == [1] * 1000
+            await asyncio.sleep(1.5)  # a heartbeat for every quiet stream
+            game, auth = games[3]
+            stored = await asyncio.to_thread(turn, srv.port, game, auth, 0)
+            mine = streams[3::10]
+            assert [await s.version() for s in mine] == [stored] * 100
+            others = [s for i, s in enumerate(streams) if i % 10 != 3]
+            assert all(s.comments >= 1 for s in mine)
+            # the other 900 heard nothing but heartbeats, and still answer
+            status, _, body = await asyncio.to_thread(request, srv.port, "GET", f"/api/v1/games/{games[0][0]}")
+            assert status == 200 and body["version"] == 1
+            for s in streams:
+                s.close()
+            return len(others)
+
+        assert asyncio.run(hold()) == 900
+
+
+def test_streams_past_a_client_s_bound_are_refused_with_a_problem(tmp_path, sqlite_template):
+    import shutil
+
+    path = tmp_path / "a.sqlite"
+    shutil.copyfile(sqlite_template, path)
+    env = {"DATABASE_URL": f"sqlite:///{path}", "ANOTADOR_LIVE_STREAMS_PER_ADDRESS": "2"}
+    with granian(env=env) as srv:
+        game, _ = create(srv.port)
+
+        async def crowd():
+            held = [await open_stream(srv.port, f"/api/v1/games/{game}/events") for _ in range(2)]
+            refused = await open_stream(srv.port, f"/api/v1/games/{game}/events")
+            assert [s.status for s in held] == [200, 200]
+            assert refused.status == 429 and refused.headers["content-type"] == "application/problem+json"
+            assert refused.headers["retry-after"] == "30"
+            problem = json.loads(refused.body)
+            assert problem["status"] == 429 and problem["type"].endswith(":too-many-streams")
+            held[0].close()
+            refused.close()
+            await asyncio.sleep(0.5)  # the server sees the first one go
+            again = await open_stream(srv.port, f"/api/v1/games/{game}/events")
+            assert again.status == 200 and await again.version() == 1
+            for s in (held[1], again):
+                s.close()
+
+        asyncio.run(crowd())
+
+
+def test_everything_else_is_the_app_as_under_gunicorn(tmp_path, sqlite_template):
+    import shutil
+
+    path = tmp_path / "a.sqlite"
+    shutil.copyfile(sqlite_template, path)
+    with granian(env={"DATABASE_URL": f"sqlite:///{path}"}) as srv:
+        game, auth = create(srv.port)
+        status, headers, body = request(srv.port, "GET", f"/api/v1/games/{game}")
+        headers = {k.lower(): v for k, v in headers.items()}  # HTTP's names are not case-sensitive
+        assert status == 200 and headers["etag"] == '"1"'
+        status, _, _ = request(srv.port, "GET", f"/api/v1/games/{game}", headers={"If-None-Match": '"1"'})
+        assert status == 304
+        status, headers, body = request(srv.port, "GET", "/api/v1/games/nosuchgame/events")
+        assert status == 404 and {k.lower(): v for k, v in headers.items()}["content-type"] == "application/problem+json"
+        status, _, body = request(srv.port, "POST", f"/api/v1/games/{game}/turns", {"player": 7}, auth)
+        assert status == 422 and body["status"] == 422
+        page = http.client.HTTPConnection("127.0.0.1", srv.port, timeout=30)
+        page.request("GET", "/")
+        answer = page.getresponse()
+        assert answer.status == 200 and answer.getheader("Content-Type").startswith("text/html")
+        assert b"<html" in answer.read()
+        page.close()
