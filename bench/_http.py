@@ -102,12 +102,13 @@ def gunicorn(app: str, workers: int = SERVE_WORKERS, worker_class: str = "sync",
 
 
 @contextmanager
-def granian(workers: int = 1, env: dict | None = None, threads: int = 8):
+def granian(workers: int = 1, env: dict | None = None, threads: int = 8, port: int | None = None):
     """Run the ASGI app (``anotador/ops/asgi.py``: live streams, the rest through Flask) under granian on a
-    free loopback port; yield a :class:`Server`."""
-    port = free_port()
+    free loopback port (or ``port``); yield a :class:`Server`."""
+    port = port or free_port()
     cmd = [sys.executable, "-m", "granian", "--interface", "asgi", "--factory", "--host", "127.0.0.1",
-           "--port", str(port), "--workers", str(workers), "--log-level", "warning", "anotador.ops.asgi:create"]
+           "--port", str(port), "--workers", str(workers), "--workers-kill-timeout", "10", "--log-level", "warning",
+           "anotador.ops.asgi:create"]  # the kill timeout: anotador/ops/asgi.py says why
     env = {**os.environ, "THREADS": str(threads), "ANOTADOR_SOLVER_BUILD_AHEAD": "false", **(env or {})}
     proc = subprocess.Popen(cmd, cwd=ROOT, env=env, start_new_session=True)
     server = Server(proc, port)

@@ -4,6 +4,15 @@ from __future__ import annotations
 
 import asyncio
 import json
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, Coroutine
+
+
+def run(coroutine: Coroutine) -> Any:
+    """Run ``coroutine`` to its end in a thread of its own: the thread a test runs in may have an event loop
+    running already (Playwright's sync API keeps one)."""
+    with ThreadPoolExecutor(1) as pool:
+        return pool.submit(asyncio.run, coroutine).result()
 
 
 class Stream:
@@ -41,6 +50,11 @@ class Stream:
             if event.get("event") == "version":
                 return event["data"]["version"]
 
+    @property
+    def ended_cleanly(self) -> bool:
+        """Whether the server ended the body (its last chunk came) rather than the connection being cut."""
+        return bool(getattr(self.reader, "clean", False))
+
     def close(self) -> None:
         self.writer.close()
 
@@ -66,12 +80,17 @@ async def open_stream(port: int, path: str, headers: dict | None = None, host: s
 def dechunked(raw: asyncio.StreamReader) -> asyncio.StreamReader:
     """A reader of the body that ``raw`` sends in chunks (HTTP/1.1's chunked coding), fed as chunks arrive."""
     out = asyncio.StreamReader()
+    out.clean = False
 
     async def feed() -> None:
         try:
             while True:
-                size = int((await raw.readline()).split(b";")[0].strip() or b"0", 16)
+                line = await raw.readline()
+                if not line:
+                    break  # the connection ended mid-body
+                size = int(line.split(b";")[0].strip(), 16)
                 if size == 0:
+                    out.clean = True  # the server ended the body: not a connection cut
                     break
                 out.feed_data(await raw.readexactly(size))
                 await raw.readexactly(2)

@@ -16,7 +16,7 @@ import pytest
 
 from bench._http import granian, request
 
-from .livekit import open_stream
+from .livekit import open_stream, run
 
 
 def create(port, players=("Ana", "Beto")):
@@ -56,7 +56,7 @@ def test_a_turn_through_one_server_reaches_a_stream_held_by_another(db_url):
             assert await again.version() == stored == seen[-1] + 1
             again.close()
 
-        asyncio.run(play())
+        run(play())
 
 
 def test_a_thousand_idle_streams_are_held_and_a_turn_reaches_its_game_s(db_url):
@@ -85,7 +85,7 @@ def test_a_thousand_idle_streams_are_held_and_a_turn_reaches_its_game_s(db_url):
                 s.close()
             return len(others)
 
-        assert asyncio.run(hold()) == 900
+        assert run(hold()) == 900
 
 
 def test_streams_past_a_client_s_bound_are_refused_with_a_problem(tmp_path, sqlite_template):
@@ -113,7 +113,7 @@ def test_streams_past_a_client_s_bound_are_refused_with_a_problem(tmp_path, sqli
             for s in (held[1], again):
                 s.close()
 
-        asyncio.run(crowd())
+        run(crowd())
 
 
 def test_everything_else_is_the_app_as_under_gunicorn(tmp_path, sqlite_template):
@@ -138,3 +138,27 @@ def test_everything_else_is_the_app_as_under_gunicorn(tmp_path, sqlite_template)
         assert answer.status == 200 and answer.getheader("Content-Type").startswith("text/html")
         assert b"<html" in answer.read()
         page.close()
+
+
+def test_a_stopping_server_ends_its_streams_instead_of_waiting_for_them(tmp_path, sqlite_template):
+    """A stream is never answered: without ending them, SIGTERM would wait for the last phone to leave."""
+    import shutil
+    import signal
+
+    path = tmp_path / "a.sqlite"
+    shutil.copyfile(sqlite_template, path)
+    with granian(env={"DATABASE_URL": f"sqlite:///{path}"}) as srv:  # one worker: started when it answers
+        game, _ = create(srv.port)
+
+        async def hold():
+            streams = [await open_stream(srv.port, f"/api/v1/games/{game}/events") for _ in range(6)]
+            assert [await s.version() for s in streams] == [1] * 6
+            srv.proc.send_signal(signal.SIGTERM)  # as systemd stops it
+            for s in streams:
+                with pytest.raises(EOFError):
+                    await s.event(timeout=20)  # no heartbeat is due for 15 s: the stream ends
+            # ended by the server, each with its last chunk: not cut by the worker's kill timeout
+            assert [s.ended_cleanly for s in streams] == [True] * 6
+
+        run(hold())
+        assert srv.proc.wait(timeout=30) == 0

@@ -251,6 +251,7 @@ def test_a_turn_recorded_by_two_phones_shows_the_conflict(phone):
     token = a.evaluate("JSON.parse(localStorage.getItem('anotador.games'))[0].token")
     b = phone()
     b.clock.install()  # time flows on an installed clock...
+    b.route("**/events", lambda route: route.abort())  # ...and no stream tells B of a turn
     b.goto(f"/g/{game}#token={token}")
     expect(b.locator("#play")).to_be_visible()
     expect(b).to_have_url(re.compile(f"/g/{game}$"))  # the token left the address bar

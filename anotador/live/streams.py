@@ -58,10 +58,19 @@ class Streams:
         self.hops = int(config.get("PROXY_HOPS") or 0)
         self.open = 0
         self.by_address: Counter[str] = Counter()
+        self.closing = False
+        self._woken: set[asyncio.Event] = set()
+
+    def close_all(self) -> None:
+        """End every stream at once and hold no new one (the server is stopping: browsers reconnect to
+        another, or to this one started again). On the event loop."""
+        self.closing = True
+        for woken in self._woken:
+            woken.set()
 
     def wanted(self, scope: dict) -> str | None:
         """The game id of a stream this module answers, or None (the app answers the request)."""
-        if scope["method"] != "GET" or not self.heads.enabled:
+        if scope["method"] != "GET" or not self.heads.enabled or self.closing:
             return None
         match = PATH.fullmatch(scope["path"])
         if match is None:
@@ -99,6 +108,7 @@ class Streams:
         woken = asyncio.Event()
         key = game_key(game_id)
         waiter = self.changes.subscribe(key, lambda: loop.call_soon_threadsafe(woken.set))
+        self._woken.add(woken)
         gone = None
         try:
             try:
@@ -107,8 +117,10 @@ class Streams:
                 return False
             if row is None:
                 return False  # no such game: the app's 404
+            # Connection: close, so that a stream's end closes its connection too: a stopping server waits
+            # for every open connection, and a browser keeps an idle one open for as long as it likes
             await send({"type": "http.response.start", "status": 200,
-                        "headers": [(k.lower().encode(), v.encode()) for k, v in HEADERS]})
+                        "headers": [(k.lower().encode(), v.encode()) for k, v in HEADERS] + [(b"connection", b"close")]})
             sent = last_seen(dict(scope["headers"]).get(b"last-event-id", b"").decode("latin-1") or None)
             version = max(row[0], self.changes.newest(key) or 0)
             if not await self._send(send, retry() + (b"" if version == sent else version_event(version))):
@@ -116,7 +128,7 @@ class Streams:
             sent = version
             gone = asyncio.ensure_future(self._gone(receive, woken))
             end = loop.time() + self.lifetime
-            while not gone.done():
+            while not gone.done() and not self.closing:
                 left = end - loop.time()
                 if left <= 0:
                     break
@@ -138,6 +150,7 @@ class Streams:
             return True
         finally:
             self.changes.unsubscribe(waiter)
+            self._woken.discard(woken)
             if gone is not None:
                 gone.cancel()
 
@@ -175,5 +188,5 @@ async def refuse(send: Send, status: int, kind: str, detail: str) -> None:
     body = json.dumps({"type": TYPE_BASE + kind, "title": title, "status": status, "detail": detail}).encode()
     await send({"type": "http.response.start", "status": status,
                 "headers": [(b"content-type", PROBLEM.encode()), (b"content-length", str(len(body)).encode()),
-                            (b"retry-after", b"30"), (b"cache-control", b"no-store")]})
+                            (b"retry-after", b"30"), (b"cache-control", b"no-store"), (b"connection", b"close")]})
     await send({"type": "http.response.body", "body": body, "more_body": False})

@@ -7,6 +7,11 @@ idle phones cost sockets and coroutines, not threads; every other request
 through a2wsgi's thread pool (``THREADS`` per process). This process's feed
 (:mod:`anotador.live.feeds`) starts with it and stops at shutdown.
 
+Run it with ``--workers-kill-timeout`` (30 s, as gunicorn's graceful
+timeout): granian's workers take their signal handlers only once the app
+is made, and a worker told to stop before that (a restart while it starts)
+keeps serving until it is killed.
+
 granian's ``receive`` returns an awaitable that is not a coroutine, and
 a2wsgi hands it to ``asyncio.run_coroutine_threadsafe``, which wants one:
 :func:`_coroutine` wraps it (``tests/test_live_server.py`` serves through it).
@@ -14,7 +19,9 @@ a2wsgi hands it to ``asyncio.run_coroutine_threadsafe``, which wants one:
 
 from __future__ import annotations
 
+import asyncio
 import os
+import signal
 from typing import Any, Mapping
 
 from a2wsgi import WSGIMiddleware
@@ -52,11 +59,31 @@ class Live:
         while True:
             message = await receive()
             if message["type"] == "lifespan.startup":
+                self._end_streams_on_signals(asyncio.get_running_loop())
                 await send({"type": "lifespan.startup.complete"})
             elif message["type"] == "lifespan.shutdown":
                 self.feed.stop()
                 await send({"type": "lifespan.shutdown.complete"})
                 return
+
+
+    def _end_streams_on_signals(self, loop: asyncio.AbstractEventLoop) -> None:
+        """On SIGTERM or SIGINT, end every stream, then do what was done before.
+
+        A server stops once its requests are answered, and a stream is never
+        answered: without this, a stopping server waits for the last phone
+        to leave. The handler before ours runs too (granian stops through
+        the event loop's own signal handling, uvicorn through the one it set).
+        """
+        for number in (signal.SIGTERM, signal.SIGINT):
+            before = signal.getsignal(number)
+
+            def ending(signum, frame, before=before) -> None:
+                loop.call_soon_threadsafe(self.streams.close_all)
+                if callable(before):
+                    before(signum, frame)
+
+            signal.signal(number, ending)
 
 
 def _coroutine(receive):

@@ -8,6 +8,7 @@ import { Outbox, ROOT, call, url, variants } from "./api.js";
 import { Chances } from "./chances.js";
 import { $, $$, confirmDialog, el, focus, isolate, toast } from "./helpers.js";
 import { showAnalysis } from "./hint.js";
+import { LiveFeed } from "./live.js";
 import { Pad } from "./pad.js";
 import { scoreOffline } from "./scoring.js";
 import { edges, markScrollRegion, renderLegend, renderSheet } from "./sheet.js";
@@ -15,11 +16,17 @@ import { Share } from "./share.js";
 import { store } from "./store.js";
 import { lang, plural, points, t } from "./words.js";
 
+/** Polls' period without a stream, and with one (ms). */
+const POLL_MS = 1000;
+const LIVE_POLL_MS = 30000;
+
 export class GameView {
   constructor() {
     this.pad = new Pad(this);
     this.share = new Share();
     this.chances = new Chances(() => this.render());
+    this.feed = new LiveFeed((version) => this.heard(version), (live) => this.showLive(live));
+    this.wasLive = false;
     this.active = false;
     this.timer = null;
     this.polling = false;
@@ -36,9 +43,13 @@ export class GameView {
     $("#conflict-reenter").addEventListener("click", () => this.resolveConflict(true));
     document.addEventListener("visibilitychange", () => {
       if (!this.active) return;
-      if (document.visibilityState === "visible") { this.loop(); this.keepAwake(); }
+      if (document.visibilityState === "visible") { this.feed.open(this.eventsPath()); this.loop(); this.keepAwake(); }
+      else this.feed.close();  // a hidden page neither polls nor holds a stream
     });
-    window.addEventListener("online", () => this.outbox && this.outbox.flush());
+    window.addEventListener("online", () => {
+      if (this.outbox) this.outbox.flush();
+      if (this.active) this.feed.again();
+    });
     // The sheet's header row sticks just under the game's header, whatever its height.
     // turned sideways, or the pad grew: whether the sheet scrolls may have changed
     new ResizeObserver(() => markScrollRegion()).observe($("#sheet-wrap"));
@@ -60,7 +71,7 @@ export class GameView {
       history.replaceState({}, "", `${ROOT}/g/${id}`); // the token stays on this phone, not in the address bar
     }
     Object.assign(this, { id, token: store.token(id), game: null, etag: null, fix: null, conflict: null, refused: null,
-                          variant: null, failures: 0, active: true });
+                          variant: null, failures: 0, active: true, wasLive: false });
     this.outbox = this.token ? new Outbox(id, this.token, {
       sent: (game, etag, item) => this.sent(game, etag, item),
       conflict: (item, res) => this.showConflict(item, res),
@@ -81,6 +92,8 @@ export class GameView {
       this.variant = all.find((v) => v.id === (this.game && this.game.variant)) || null;
       this.render();
     });
+    this.showLive(false);
+    this.feed.open(this.eventsPath());
     this.loop();
     if (this.outbox) this.outbox.flush();
   }
@@ -88,13 +101,17 @@ export class GameView {
   close() {
     this.active = false;
     clearTimeout(this.timer);
+    this.feed.close();
     this.keepAwake(false);
     document.body.classList.remove("playing");
   }
 
   // -- the live sheet ------------------------------------------------------------------
 
-  /** Poll once a second while visible; the next poll starts only after the last answered. */
+  eventsPath() { return `/api/v1/games/${encodeURIComponent(this.id)}/events`; }
+
+  /** Poll while visible: once a second, or every half minute while a stream brings each new version (a
+   *  safety net); the next poll starts only after the last answered. */
   async loop() {
     clearTimeout(this.timer);
     if (!this.active || this.polling) return;
@@ -102,7 +119,27 @@ export class GameView {
       this.polling = true;
       try { await this.refresh(); } finally { this.polling = false; }
     }
-    if (this.active) this.timer = setTimeout(() => this.loop(), 1000);
+    if (this.active) this.timer = setTimeout(() => this.loop(), this.feed.live ? LIVE_POLL_MS : POLL_MS);
+  }
+
+  /** The stream names a version: read the game if it is newer than the one shown. */
+  heard(version) {
+    if (!this.active || (this.game && version <= this.game.version)) return;
+    this.refresh();
+    if (!this.polling) {  // the safety net counts from the last news
+      clearTimeout(this.timer);
+      this.timer = setTimeout(() => this.loop(), this.feed.live ? LIVE_POLL_MS : POLL_MS);
+    }
+  }
+
+  /** Say whether a stream holds; when one stops, poll at once and every second until another does. */
+  showLive(live) {
+    if (live) this.wasLive = true;
+    const mark = $("#live");
+    mark.hidden = !live && !this.wasLive;  // a server without streams: nothing to say, the page polls
+    mark.classList.toggle("on", live);
+    $("#live-text").textContent = t(live ? "live_on" : "live_off");
+    if (!live && this.active) this.loop();
   }
 
   async refresh() {
