@@ -89,7 +89,7 @@ def test_a_second_phone_sees_each_turn_through_its_stream(phone, live_url):
     # server, and the next turn comes the same way
     live_url.stop()
     expect(mark).not_to_have_class(re.compile(r"\bon\b"), timeout=10_000)
-    expect(mark).to_have_text("Catching up")
+    expect(mark).to_have_text("Reconnecting")
     live_url.start()
     expect(mark).to_have_class(re.compile(r"\bon\b"), timeout=30_000)
     roll(writer, [2, 2, 3, 3, 3])
@@ -111,3 +111,41 @@ def test_a_phone_on_a_server_without_streams_polls_and_says_nothing(phone):
     roll(writer, [6, 6, 6, 1, 1])
     choose(writer, "Full house", 30)
     expect(cell(reader, 0, "full")).to_have_text("30", timeout=5_000)
+
+
+def inside(page, *selectors) -> bool:
+    """Whether each element is whole inside the viewport's width (not pushed past its right edge)."""
+    width = page.viewport_size["width"]
+    boxes = [page.locator(s).bounding_box() for s in selectors]
+    return all(box is not None and box["x"] >= 0 and box["x"] + box["width"] <= width + 0.5 for box in boxes)
+
+
+@pytest.mark.parametrize(("width", "height", "text"), [(320, 568, 1), (390, 844, 2)], ids=["320x568", "text-200"])
+def test_the_live_mark_fits_beside_the_game_s_buttons(phone, live_url, width, height, text):
+    """In Spanish (the longest words), live and catching up, beside Deshacer and Compartir: nothing cut or
+    overlapping at 320 CSS px or with text at 200 %."""
+    from .test_page_a11y import LAYOUT
+
+    starter = phone(url=live_url)
+    game = start_game(starter, ["Guillermina", "Beto"])
+    token = starter.evaluate("JSON.parse(localStorage.getItem('anotador.games'))[0].token")
+    page = phone(locale="es-AR", url=live_url, width=width, height=height)
+    if text != 1:
+        page.add_init_script(f"document.addEventListener('DOMContentLoaded', () => "
+                             f"document.documentElement.style.fontSize = '{17 * text}px')")
+    page.goto(f"/g/{game}#token={token}")  # the scoring link
+    roll(page, [6, 6, 6, 1, 1], lang="es")
+    page.locator("#options button").first.click()
+    expect(page.locator("#undo")).to_be_visible()
+    mark = page.locator("#live")
+    expect(mark).to_have_text("En vivo", timeout=15_000)
+    assert page.evaluate(LAYOUT) == {"cut": [], "overlaps": [], "wide": False}
+    assert inside(page, "#live", "#share-btn", "#undo")
+    page.evaluate("window.scrollTo(0, 0)")
+    shot(page, f"live-mark-es-{width}x{height}-{text}x")
+    live_url.stop()
+    expect(mark).to_have_text("Reconectando", timeout=10_000)
+    assert page.evaluate(LAYOUT) == {"cut": [], "overlaps": [], "wide": False}
+    assert inside(page, "#live", "#share-btn", "#undo")
+    page.evaluate("window.scrollTo(0, 0)")
+    shot(page, f"live-mark-es-{width}x{height}-{text}x-off")
