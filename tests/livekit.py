@@ -24,10 +24,13 @@ class Stream:
         self.comments = 0
 
     async def event(self, timeout: float = 10.0) -> dict:
-        """The next event (comment lines counted, not returned): its fields, ``data`` read as JSON."""
+        """The next event within ``timeout`` seconds (comment lines counted, not returned): its fields,
+        ``data`` read as JSON."""
         fields: dict = {}
+        end = asyncio.get_running_loop().time() + timeout
         while True:
-            line = (await asyncio.wait_for(self.reader.readline(), timeout)).decode()
+            left = end - asyncio.get_running_loop().time()
+            line = (await asyncio.wait_for(self.reader.readline(), max(left, 0.001))).decode()
             if not line:
                 raise EOFError("the stream ended")
             line = line.rstrip("\n")
@@ -44,9 +47,10 @@ class Stream:
             fields[name] = value
 
     async def version(self, timeout: float = 10.0) -> int:
-        """The version the next ``version`` event names (``retry`` lines skipped)."""
+        """The version the next ``version`` event names, within ``timeout`` seconds (``retry`` lines skipped)."""
+        end = asyncio.get_running_loop().time() + timeout
         while True:
-            event = await self.event(timeout)
+            event = await self.event(max(end - asyncio.get_running_loop().time(), 0.001))
             if event.get("event") == "version":
                 return event["data"]["version"]
 
@@ -59,9 +63,11 @@ class Stream:
         self.writer.close()
 
 
-async def open_stream(port: int, path: str, headers: dict | None = None, host: str = "127.0.0.1") -> Stream:
-    """Open ``path`` on the server and read its status line and headers (a refused one's body too)."""
-    reader, writer = await asyncio.open_connection(host, port)
+async def open_stream(port: int, path: str, headers: dict | None = None, source: str | None = None) -> Stream:
+    """Open ``path`` on the server (from the loopback address ``source``) and read its status line and
+    headers (a refused one's body too)."""
+    reader, writer = await asyncio.open_connection("127.0.0.1", port,
+                                                   local_addr=(source, 0) if source else None)
     lines = "".join(f"{k}: {v}\r\n" for k, v in {"Host": f"127.0.0.1:{port}", "Accept": "text/event-stream",
                                                  **(headers or {})}.items())
     writer.write(f"GET {path} HTTP/1.1\r\n{lines}\r\n".encode())

@@ -14,11 +14,12 @@ import threading
 import pytest
 import sqlalchemy as sa
 
+from anotador.config import engine_options
 from anotador.extensions import db
 from anotador.live import feeds, game_key, last_seen, mesa_key
 from anotador.live.changes import Changes
 
-from .dbkit import Table
+from .dbkit import Table, dispose
 from .mesakit import Mesa
 
 
@@ -83,7 +84,8 @@ def start_game(api) -> Table:
 def feed(db_app):
     changes = Changes()
     with db_app.app_context():
-        running = feeds.start(db.engine, changes)
+        url = db.engine.url
+    running = feeds.start(url, changes, engine_options(db_app.config).get("connect_args"))
     assert running.hearing.wait(15), "the feed did not start hearing"
     yield changes, running
     running.stop()
@@ -140,3 +142,27 @@ def test_the_app_answers_the_current_version_and_asks_to_be_polled(api):
     assert b"id: 2\nevent: version" in r.data
     missing = api.get("/api/v1/games/nosuchgame/events")
     assert missing.status_code == 404 and missing.mimetype == "application/problem+json"
+
+
+@pytest.mark.parametrize("db_url", ["postgresql"], indirect=True)  # SQLite has no guard
+def test_the_listening_connection_outlives_a_request_s_budget(db_url):
+    """The guard cuts any pooled connection held past DB_REQUEST_BUDGET; the feed's is its own, never cut."""
+    from anotador.app import create_app
+    from anotador.ops.asgi import Live
+
+    app = create_app({"TESTING": True, "SQLALCHEMY_DATABASE_URI": db_url, "DB_REQUEST_BUDGET": 1,
+                      "DB_SUSPECT_SECONDS": 0.1, "SOLVER_BUILD_AHEAD": False})
+    live = Live(app, threads=2)
+    try:
+        assert live.feed.hearing.wait(15)
+        client = app.test_client()
+        table = start_game(client)
+        heard = Heard(live.changes, game_key(table.id))
+        threading.Event().wait(3)  # three budgets
+        table.turn(0, "full", [6, 6, 6, 1, 1])
+        assert heard.wait_for(2) == 2
+        assert live.feed.listens == 1  # never cut, never listening again
+    finally:
+        live.feed.stop()
+        live.feed.join(10)
+        dispose(app)

@@ -23,8 +23,9 @@ import time
 from datetime import timedelta
 from typing import Iterable
 
-from sqlalchemy import select
+from sqlalchemy import URL, create_engine, select
 from sqlalchemy.engine import Connection, Engine
+from sqlalchemy.pool import NullPool
 
 from ..store.models import GameRow, MesaRow, utcnow
 from . import game_key, mesa_key
@@ -68,21 +69,20 @@ class Feed(threading.Thread):
 class PostgresFeed(Feed):
     """``LISTEN`` on a connection of its own; after a drop, connect again and resync."""
 
-    #: Seconds between two tries to connect, doubled after each failure up to the last.
+    #: Seconds between two tries to connect, longer after each failure in a row, up to the last.
     BACKOFF = (0.1, 0.2, 0.5, 1.0, 2.0, 5.0)
+    #: Failures in a row; connections that began listening, in all.
+    failures = listens = 0
 
     def run(self) -> None:
-        failures = 0
         while not self.stopping.is_set():
             try:
                 self.listen()
             except Exception as exc:  # a server restarted, a connection cut: connect again
                 self.hearing.clear()
-                log.warning("live feed: %s; listening again", type(exc).__name__)
-                self.stopping.wait(self.BACKOFF[min(failures, len(self.BACKOFF) - 1)])
-                failures += 1
-            else:
-                failures = 0
+                log.warning("live feed: %s (%s); listening again", type(exc).__name__, str(exc).splitlines()[:1])
+                self.stopping.wait(self.BACKOFF[min(self.failures, len(self.BACKOFF) - 1)])
+                self.failures += 1
 
     def listen(self) -> None:
         conn = self.engine.connect().execution_options(isolation_level="AUTOCOMMIT")
@@ -90,6 +90,8 @@ class PostgresFeed(Feed):
             conn.exec_driver_sql(f"LISTEN {CHANNEL}")
             self.resync(conn)  # what changed while nobody listened
             self.hearing.set()
+            self.failures = 0
+            self.listens += 1
             driver = conn.connection.driver_connection
             while not self.stopping.is_set():
                 self.publish(parse(n.payload) for n in driver.notifies(timeout=1.0))
@@ -145,8 +147,16 @@ class SQLiteFeed(Feed):
             conn.close()
 
 
-def start(engine: Engine, changes: Changes) -> Feed:
-    """The feed for ``engine``'s database, started."""
+def start(url: URL, changes: Changes, connect_args: dict | None = None) -> Feed:
+    """The feed for the database at ``url``, started.
+
+    On an engine of its own, without a pool: the app's pool lends
+    connections to requests, and its guard (:mod:`anotador.store.guard`)
+    cuts any held past a request's budget, which a listening connection
+    always is. ``connect_args``: the app's (PostgreSQL's TCP keepalives end
+    a connection across a partition).
+    """
+    engine = create_engine(url, poolclass=NullPool, connect_args=connect_args or {})
     feed = (PostgresFeed if engine.dialect.name == "postgresql" else SQLiteFeed)(engine, changes)
     feed.start()
     return feed

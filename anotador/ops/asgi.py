@@ -27,6 +27,7 @@ from typing import Any, Mapping
 from a2wsgi import WSGIMiddleware
 
 from ..app import create_app
+from ..config import engine_options
 from ..extensions import db
 from ..live import feeds
 from ..live.changes import Changes
@@ -40,7 +41,8 @@ class Live:
         self.flask_app = flask_app
         self.changes = Changes()
         with flask_app.app_context():
-            self.feed = feeds.start(db.engine, self.changes)
+            url = db.engine.url
+        self.feed = feeds.start(url, self.changes, engine_options(flask_app.config).get("connect_args"))
         self.streams = Streams(flask_app, self.changes)
         self.wsgi = WSGIMiddleware(flask_app, workers=threads)
 
