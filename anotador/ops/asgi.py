@@ -10,7 +10,11 @@ through a2wsgi's thread pool (``THREADS`` per process). This process's feed
 Run it with ``--workers-kill-timeout`` (30 s, as gunicorn's graceful
 timeout): granian's workers take their signal handlers only once the app
 is made, and a worker told to stop before that (a restart while it starts)
-keeps serving until it is killed.
+keeps serving until it is killed. And with ``--backpressure`` at least
+``ANOTADOR_LIVE_STREAMS`` (and ``--backlog`` to match): granian answers at
+most that many requests at once per worker, a stream counting as one for
+as long as it lasts; its default (the backlog, 1024, over the workers)
+held about a thousand phones in all (``bench/live.py``).
 
 granian's ``receive`` returns an awaitable that is not a coroutine, and
 a2wsgi hands it to ``asyncio.run_coroutine_threadsafe``, which wants one:
