@@ -87,6 +87,25 @@ http {{
 """
 
 
+def start_nginx(tmp: Path, upstreams: list[int]) -> tuple[subprocess.Popen, int, int]:
+    """nginx with the project's configuration in front of ``upstreams``, once it listens: the process, its port,
+    and the port that serves under a path prefix."""
+    port, prefix_port = free_port(), free_port()
+    conf = tmp / "nginx.conf"
+    conf.write_text(nginx_conf(tmp, port, prefix_port, upstreams))
+    nginx = subprocess.Popen([NGINX, "-c", str(conf), "-g", "daemon off;"], stdout=subprocess.DEVNULL,
+                             stderr=open(tmp / "nginx.out", "wb"), start_new_session=True)
+    deadline = time.monotonic() + 10
+    while True:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+            return nginx, port, prefix_port
+        except OSError:
+            if time.monotonic() > deadline or nginx.poll() is not None:
+                raise RuntimeError((tmp / "nginx.out").read_text() + (tmp / "error.log").read_text())
+            time.sleep(0.05)
+
+
 @pytest.fixture(scope="module")
 def stack(tmp_path_factory, request):
     """nginx on two gunicorn servers (anotador/ops/gunicorn_conf.py) on one migrated PostgreSQL."""
@@ -106,20 +125,7 @@ def stack(tmp_path_factory, request):
                                       start_new_session=True))
     for p, proc in zip(ports, procs):
         wait_until_up(p, proc)
-    port, prefix_port = free_port(), free_port()
-    conf = tmp / "nginx.conf"
-    conf.write_text(nginx_conf(tmp, port, prefix_port, ports))
-    nginx = subprocess.Popen([NGINX, "-c", str(conf), "-g", "daemon off;"], stdout=subprocess.DEVNULL,
-                             stderr=open(tmp / "nginx.out", "wb"), start_new_session=True)
-    deadline = time.monotonic() + 10
-    while True:
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-            break
-        except OSError:
-            if time.monotonic() > deadline or nginx.poll() is not None:
-                raise RuntimeError((tmp / "nginx.out").read_text() + (tmp / "error.log").read_text())
-            time.sleep(0.05)
+    nginx, port, prefix_port = start_nginx(tmp, ports)
     yield {"port": port, "prefix_port": prefix_port, "upstreams": ports, "tmp": tmp, "pg": pg}
     for proc in [nginx, *procs]:
         try:

@@ -12,17 +12,14 @@ import contextlib
 import json
 import os
 import signal
-import socket
-import subprocess
-import time
 
 import pytest
 
-from bench._http import free_port, granian, request
+from bench._http import granian, request
 
 from .dbkit import run_sql
 from .livekit import open_stream, run
-from .test_deploy import HOST, NGINX, SECRET, nginx_conf
+from .test_deploy import HOST, NGINX, SECRET, start_nginx
 from .toolkit import require
 
 pytestmark = pytest.mark.slow
@@ -39,20 +36,7 @@ def live_stack(tmp_path_factory, request):
            "ANOTADOR_LIVE_STREAMS_PER_ADDRESS": "3"}
     with contextlib.ExitStack() as stack:
         servers = [stack.enter_context(granian(env=env)) for _ in range(2)]
-        port, prefix_port = free_port(), free_port()
-        conf = tmp / "nginx.conf"
-        conf.write_text(nginx_conf(tmp, port, prefix_port, [s.port for s in servers]))
-        nginx = subprocess.Popen([NGINX, "-c", str(conf), "-g", "daemon off;"], stdout=subprocess.DEVNULL,
-                                 stderr=open(tmp / "nginx.out", "wb"), start_new_session=True)
-        deadline = time.monotonic() + 10
-        while True:
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-                break
-            except OSError:
-                if time.monotonic() > deadline or nginx.poll() is not None:
-                    raise RuntimeError((tmp / "nginx.out").read_text() + (tmp / "error.log").read_text())
-                time.sleep(0.05)
+        nginx, port, _ = start_nginx(tmp, [s.port for s in servers])
         try:
             yield {"port": port, "servers": servers}
         finally:
