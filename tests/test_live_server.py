@@ -162,3 +162,33 @@ def test_a_stopping_server_ends_its_streams_instead_of_waiting_for_them(tmp_path
 
         run(hold())
         assert srv.proc.wait(timeout=30) == 0
+
+
+def test_streams_past_a_process_s_bound_are_refused_and_a_stream_ends_after_its_lifetime(tmp_path, sqlite_template):
+    import shutil
+
+    path = tmp_path / "a.sqlite"
+    shutil.copyfile(sqlite_template, path)
+    env = {"DATABASE_URL": f"sqlite:///{path}", "ANOTADOR_LIVE_STREAMS": "2", "ANOTADOR_LIVE_STREAMS_PER_ADDRESS": "0",
+           "ANOTADOR_LIVE_STREAM_SECONDS": "2"}
+    with granian(env=env) as srv:
+        game, _ = create(srv.port)
+
+        async def full():
+            held = [await open_stream(srv.port, f"/api/v1/games/{game}/events") for _ in range(2)]
+            refused = await open_stream(srv.port, f"/api/v1/games/{game}/events", source="127.0.0.2")
+            assert [s.status for s in held] == [200, 200]
+            assert refused.status == 503 and json.loads(refused.body)["type"].endswith(":streams-full")
+            assert refused.headers["retry-after"] == "30"
+            # two seconds on, each held stream ends, with its last chunk: the browser opens another
+            for s in held:
+                assert await s.version() == 1
+                with pytest.raises(EOFError):
+                    await s.event(timeout=15)
+                assert s.ended_cleanly
+            again = await open_stream(srv.port, f"/api/v1/games/{game}/events")
+            assert again.status == 200 and await again.version() == 1
+            for s in (refused, again):
+                s.close()
+
+        run(full())
