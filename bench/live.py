@@ -36,6 +36,7 @@ import os
 import resource
 import shutil
 import statistics
+import subprocess
 import sys
 import tempfile
 import threading
@@ -179,20 +180,9 @@ def main() -> None:
     resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
     folder = Path(tempfile.mkdtemp(prefix="anotador-live-"))
     try:
-        if args.postgres:
-            url = args.postgres
-        else:
-            url = f"sqlite:///{folder}/live.sqlite"
-            subprocess_env = {**os.environ, "DATABASE_URL": url}
-            import subprocess
-
-            subprocess.run([sys.executable, "-m", "flask", "--app", "anotador", "db", "upgrade"], env=subprocess_env,
-                           check=True, capture_output=True)
-        if args.postgres:
-            import subprocess
-
-            subprocess.run([sys.executable, "-m", "flask", "--app", "anotador", "db", "upgrade"],
-                           env={**os.environ, "DATABASE_URL": url}, check=True, capture_output=True)
+        url = args.postgres or f"sqlite:///{folder}/live.sqlite"
+        subprocess.run([sys.executable, "-m", "flask", "--app", "anotador", "db", "upgrade"],
+                       env={**os.environ, "DATABASE_URL": url}, check=True, capture_output=True)
         env = {"DATABASE_URL": url, "ANOTADOR_LIVE_STREAMS_PER_ADDRESS": "0", "ANOTADOR_GAMES_PER_MINUTE": "0"}
         with ExitStack() as stack:
             servers = [stack.enter_context(granian(workers=args.workers, env=env))

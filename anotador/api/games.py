@@ -18,7 +18,7 @@ from flask import Blueprint, Response, current_app, g, jsonify, request, url_for
 from werkzeug.exceptions import BadRequest
 
 from .. import sheets
-from ..live import HEADERS, last_seen, retry, version_event
+from ..live import HEADERS, last_seen, opening
 from ..rules import Game
 from ..rules.table import offline_table
 from ..store.models import GameRow
@@ -156,8 +156,7 @@ def game_events(game_id: str):
     """The game's version as a Server-Sent Event, and ``retry``: held open under the ASGI server
     (:mod:`anotador.live.streams`), answered at once here, so the browser comes back in a second."""
     version, _ = sheets.head_of(game_id)
-    seen = last_seen(request.headers.get("Last-Event-ID"))
-    return Response(retry() + (b"" if seen == version else version_event(version)), headers=list(HEADERS))
+    return Response(opening(version, last_seen(request.headers.get("Last-Event-ID"))), headers=list(HEADERS))
 
 
 @bp.post("/<game_id>/turns")

@@ -52,6 +52,11 @@ def version_event(version: int) -> bytes:
     return f"id: {version}\nevent: version\ndata: {json.dumps({'version': version})}\n\n".encode()
 
 
+def opening(version: int, seen: int | None) -> bytes:
+    """A stream's first bytes: ``retry``, and ``version`` unless the browser's Last-Event-ID (``seen``) names it."""
+    return retry() + (b"" if seen == version else version_event(version))
+
+
 def last_seen(header: str | None) -> int | None:
     """The version a resuming browser names in Last-Event-ID, or None."""
     if header is None or not _VERSION.fullmatch(header.strip()):

@@ -37,6 +37,8 @@ log = logging.getLogger(__name__)
 CHANNEL = "anotador_changes"
 #: Ids read per statement when a feed reads its keys' versions again.
 CHUNK = 500
+#: Each table whose rows carry a version, and the key of one of its rows (games, tables of regulars).
+KEYED = ((GameRow, game_key), (MesaRow, mesa_key))
 
 
 class Feed(threading.Thread):
@@ -46,7 +48,7 @@ class Feed(threading.Thread):
         super().__init__(name=type(self).__name__, daemon=True)
         self.engine, self.changes = engine, changes
         self.stopping = threading.Event()
-        #: Set while the feed hears changes (connected, resynced); tests and the health view read it.
+        #: Set while the feed hears changes (connected, resynced).
         self.hearing = threading.Event()
 
     def stop(self) -> None:
@@ -55,8 +57,9 @@ class Feed(threading.Thread):
     def resync(self, conn: Connection) -> None:
         """Read the version of every key somebody waits for, and publish it."""
         keys = self.changes.keys()
-        for table, prefix, key_of in ((GameRow, "g:", game_key), (MesaRow, "m:", mesa_key)):
-            ids = [k[2:] for k in keys if k.startswith(prefix)]
+        for table, key_of in KEYED:
+            prefix = key_of("")
+            ids = [k[len(prefix):] for k in keys if k.startswith(prefix)]
             for start in range(0, len(ids), CHUNK):
                 rows = conn.execute(select(table.id, table.version).where(table.id.in_(ids[start:start + CHUNK])))
                 self.publish((key_of(row[0]), row[1]) for row in rows)
@@ -127,7 +130,7 @@ class SQLiteFeed(Feed):
                 now, clock = utcnow(), time.monotonic()
                 if version != seen:
                     seen = version
-                    for table, key_of in ((GameRow, game_key), (MesaRow, mesa_key)):
+                    for table, key_of in KEYED:
                         rows = conn.execute(select(table.id, table.version).where(table.updated_at >= since))
                         self.publish((key_of(row[0]), row[1]) for row in rows)
                     since = now - self.MARGIN
@@ -138,7 +141,7 @@ class SQLiteFeed(Feed):
                 self.hearing.set()
             except Exception as exc:  # the file moved, the disk failed: open a new connection next time
                 self.hearing.clear()
-                log.warning("live feed: %s; looking again", type(exc).__name__)
+                log.warning("live feed: %s (%s); looking again", type(exc).__name__, str(exc).splitlines()[:1])
                 if conn is not None:
                     conn.invalidate()
                     conn.close()

@@ -24,11 +24,12 @@ import json
 import logging
 import re
 from collections import Counter
+from http import HTTPStatus
 from typing import Any, Awaitable, Callable
 
 from ..http.errors import PROBLEM, TYPE_BASE
 from ..sheets.reads import GAME_ID
-from . import HEADERS, game_key, last_seen, retry, version_event
+from . import HEADERS, game_key, last_seen, opening, version_event
 from .changes import Changes
 
 log = logging.getLogger(__name__)
@@ -84,7 +85,8 @@ class Streams:
 
     async def __call__(self, scope: dict, receive: Receive, send: Send, game_id: str) -> bool:
         """Answer the stream of ``game_id``; False when the app should answer instead (nothing sent yet)."""
-        address = self.address(scope)
+        headers = dict(scope["headers"])
+        address = self.address(scope, headers)
         if self.open >= self.total:
             await refuse(send, 503, "streams-full", "This server holds as many live streams as it can; "
                                                     "the sheet is polled instead.")
@@ -96,14 +98,14 @@ class Streams:
         self.open += 1
         self.by_address[address] += 1
         try:
-            return await self._stream(scope, receive, send, game_id)
+            return await self._stream(headers, receive, send, game_id)
         finally:
             self.open -= 1
             self.by_address[address] -= 1
             if not self.by_address[address]:
                 del self.by_address[address]
 
-    async def _stream(self, scope: dict, receive: Receive, send: Send, game_id: str) -> bool:
+    async def _stream(self, headers: dict, receive: Receive, send: Send, game_id: str) -> bool:
         loop = asyncio.get_running_loop()
         woken = asyncio.Event()
         key = game_key(game_id)
@@ -121,11 +123,10 @@ class Streams:
             # for every open connection, and a browser keeps an idle one open for as long as it likes
             await send({"type": "http.response.start", "status": 200,
                         "headers": [(k.lower().encode(), v.encode()) for k, v in HEADERS] + [(b"connection", b"close")]})
-            sent = last_seen(dict(scope["headers"]).get(b"last-event-id", b"").decode("latin-1") or None)
-            version = max(row[0], self.changes.newest(key) or 0)
-            if not await self._send(send, retry() + (b"" if version == sent else version_event(version))):
+            sent = max(row[0], self.changes.newest(key) or 0)
+            seen = last_seen(headers.get(b"last-event-id", b"").decode("latin-1") or None)
+            if not await self._send(send, opening(sent, seen)):
                 return True
-            sent = version
             gone = asyncio.ensure_future(self._gone(receive, woken))
             end = loop.time() + self.lifetime
             while not gone.done() and not self.closing:
@@ -172,10 +173,10 @@ class Streams:
             log.debug("live stream closed: %s", type(exc).__name__)
             return False
 
-    def address(self, scope: dict) -> str:
+    def address(self, scope: dict, headers: dict) -> str:
         """The client's address: behind ``PROXY_HOPS`` proxies, the one the nearest of them names."""
         if self.hops:
-            forwarded = dict(scope["headers"]).get(b"x-forwarded-for", b"").decode("latin-1").split(",")
+            forwarded = headers.get(b"x-forwarded-for", b"").decode("latin-1").split(",")
             if len(forwarded) >= self.hops:
                 return forwarded[-self.hops].strip()
         client = scope.get("client")
@@ -184,8 +185,8 @@ class Streams:
 
 async def refuse(send: Send, status: int, kind: str, detail: str) -> None:
     """A problem document (RFC 9457) with Retry-After, for a stream past its bounds."""
-    title = {429: "Too Many Requests", 503: "Service Unavailable"}[status]
-    body = json.dumps({"type": TYPE_BASE + kind, "title": title, "status": status, "detail": detail}).encode()
+    body = json.dumps({"type": TYPE_BASE + kind, "title": HTTPStatus(status).phrase, "status": status,
+                       "detail": detail}).encode()
     await send({"type": "http.response.start", "status": status,
                 "headers": [(b"content-type", PROBLEM.encode()), (b"content-length", str(len(body)).encode()),
                             (b"retry-after", b"30"), (b"cache-control", b"no-store"), (b"connection", b"close")]})

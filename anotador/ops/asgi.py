@@ -42,7 +42,6 @@ class Live:
     """The ASGI app: a stream this process can hold, or the WSGI app."""
 
     def __init__(self, flask_app: Any, threads: int) -> None:
-        self.flask_app = flask_app
         self.changes = Changes()
         with flask_app.app_context():
             url = db.engine.url
@@ -71,7 +70,6 @@ class Live:
                 self.feed.stop()
                 await send({"type": "lifespan.shutdown.complete"})
                 return
-
 
     def _end_streams_on_signals(self, loop: asyncio.AbstractEventLoop) -> None:
         """On SIGTERM or SIGINT, end every stream, then do what was done before.

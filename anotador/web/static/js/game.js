@@ -26,7 +26,6 @@ export class GameView {
     this.share = new Share();
     this.chances = new Chances(() => this.render());
     this.feed = new LiveFeed((version) => this.heard(version), (live) => this.showLive(live));
-    this.wasLive = false;
     this.active = false;
     this.timer = null;
     this.polling = false;
@@ -92,7 +91,7 @@ export class GameView {
       this.variant = all.find((v) => v.id === (this.game && this.game.variant)) || null;
       this.render();
     });
-    this.showLive(false);
+    this.drawLive(false);
     this.feed.open(this.eventsPath());
     this.loop();
     if (this.outbox) this.outbox.flush();
@@ -119,27 +118,38 @@ export class GameView {
       this.polling = true;
       try { await this.refresh(); } finally { this.polling = false; }
     }
-    if (this.active) this.timer = setTimeout(() => this.loop(), this.feed.live ? LIVE_POLL_MS : POLL_MS);
+    if (this.active) this.schedule();
   }
 
-  /** The stream names a version: read the game if it is newer than the one shown. */
+  /** The next poll, a period from now. */
+  schedule() {
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => this.loop(), this.feed.live ? LIVE_POLL_MS : POLL_MS);
+  }
+
+  /** The stream names a version: read the game if it is newer than the one shown. With no game shown
+   *  yet, the read that opening the game started brings it. */
   heard(version) {
-    if (!this.active || (this.game && version <= this.game.version)) return;
+    if (!this.active || !this.game || version <= this.game.version) return;
     this.refresh();
-    if (!this.polling) {  // the safety net counts from the last news
-      clearTimeout(this.timer);
-      this.timer = setTimeout(() => this.loop(), this.feed.live ? LIVE_POLL_MS : POLL_MS);
-    }
+    if (!this.polling) this.schedule();  // the safety net counts from the last news
   }
 
-  /** Say whether a stream holds; when one stops, poll at once and every second until another does. */
+  /** A stream started or stopped holding: say so; when one stops, poll at once and every second until
+   *  another does. */
   showLive(live) {
+    this.drawLive(live);
+    if (!live && this.active) this.loop();
+  }
+
+  /** The mark beside the buttons: live, or reconnecting once a stream has held (on a server without
+   *  streams there is nothing to say: the page polls). */
+  drawLive(live) {
     if (live) this.wasLive = true;
     const mark = $("#live");
-    mark.hidden = !live && !this.wasLive;  // a server without streams: nothing to say, the page polls
+    mark.hidden = !live && !this.wasLive;
     mark.classList.toggle("on", live);
     $("#live-text").textContent = t(live ? "live_on" : "live_off");
-    if (!live && this.active) this.loop();
   }
 
   async refresh() {
