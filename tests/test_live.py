@@ -166,3 +166,55 @@ def test_the_listening_connection_outlives_a_request_s_budget(db_url):
         live.feed.stop()
         live.feed.join(10)
         dispose(app)
+
+
+def test_the_app_answers_a_table_s_version_too(api):
+    mesa = Mesa(api)
+    version = mesa.get()["version"]
+    r = api.get(mesa.url("/events"))
+    assert r.status_code == 200 and r.mimetype == "text/event-stream"
+    assert r.data == f'retry: 1000\n\nid: {version}\nevent: version\ndata: {{"version": {version}}}\n\n'.encode()
+    missing = api.get("/api/v1/tables/nosuchtable/events")
+    assert missing.status_code == 404 and missing.mimetype == "application/problem+json"
+
+
+def test_a_stream_nobody_reads_is_closed_and_a_write_never_waits_for_it(db_app, api, monkeypatch):
+    """The server makes a send wait while the client's socket is full (tests/test_live_server.py holds
+    granian to it); a send that waits SEND_SECONDS ends the stream and frees its place. Publishing a
+    version only wakes the stream: the feed's thread (and so no write) ever waits on a socket."""
+    import asyncio
+
+    from anotador.live import streams as live_streams
+
+    from .livekit import run
+
+    monkeypatch.setattr(live_streams, "SEND_SECONDS", 0.3)
+    mesa = Mesa(api)
+    changes = Changes()
+    streams = live_streams.Streams(db_app, changes)
+    key = mesa_key(mesa.id)
+    sent: list[dict] = []
+
+    async def send(message: dict) -> None:
+        sent.append(message)
+        if len(sent) > 2:  # the status line and the opening went out; then the socket is full
+            await asyncio.Event().wait()
+
+    async def receive() -> dict:
+        await asyncio.Event().wait()  # the client says nothing, and does not go
+        return {}
+
+    async def hold() -> tuple[bool, float]:
+        stream = asyncio.ensure_future(streams({"client": ("10.0.0.9", 5), "headers": []}, receive, send, key))
+        while len(sent) < 2 and not stream.done():
+            await asyncio.sleep(0.01)
+        assert not stream.done(), stream.result()
+        assert streams.open == 1 and changes.keys() == [key]
+        changes.publish(key, 10**6)  # returns at once: the stream sends later, on its own
+        assert not stream.done() and len(sent) == 2
+        return await asyncio.wait_for(stream, 10)
+
+    assert run(hold()) is True
+    assert sent[0]["status"] == 200 and b"event: version" in sent[1]["body"]
+    assert b"id: 1000000" in sent[2]["body"]  # the send that waited, and was given up
+    assert streams.open == 0 and not streams.by_address and changes.keys() == []

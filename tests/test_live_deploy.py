@@ -69,6 +69,16 @@ def test_a_stream_through_nginx_carries_each_turn_and_each_heartbeat_as_they_com
             await stream.event(timeout=2.5)  # nothing but heartbeats, one a second, each passed on at once
         assert stream.comments - before >= 2
         stream.close()
+        # a table's stream too, unbuffered: the game started at it is heard at once
+        status, _, mesa = through(port, "POST", "/api/v1/tables", {"name": "Los domingos"})
+        assert status == 201
+        table = await open_stream(port, f"/api/v1/tables/{mesa['id']}/events", {"Host": HOST})
+        assert table.status == 200 and await table.version() == mesa["version"]
+        status, _, _ = through(port, "POST", "/api/v1/games", {"variant": "generala", "players": ["Ana", "Beto"],
+                                                               "table": mesa["id"]},
+                               {"Authorization": f"Bearer {mesa['token']}"})
+        assert status == 201 and await table.version(timeout=10) > mesa["version"]
+        table.close()
 
     run(watch())
 

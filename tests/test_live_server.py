@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import http.client
 import json
+import threading
 
 import pytest
 
@@ -55,6 +56,22 @@ def test_a_turn_through_one_server_reaches_a_stream_held_by_another(db_url):
             stored = await asyncio.to_thread(turn, a.port, game, auth, 1, (2, 2, 3, 3, 3))
             assert await again.version() == stored == seen[-1] + 1
             again.close()
+
+            # A table of regulars, the same way: a game started at it through one server moves its version,
+            # and a stream held by the other hears it
+            status, _, mesa = await asyncio.to_thread(request, a.port, "POST", "/api/v1/tables", {"name": "Los domingos"})
+            assert status == 201
+            table = await open_stream(b.port, f"/api/v1/tables/{mesa['id']}/events")
+            assert table.status == 200 and await table.version() == mesa["version"]
+            status, _, _ = await asyncio.to_thread(
+                request, a.port, "POST", "/api/v1/games", {"variant": "generala", "players": ["Ana", "Beto"],
+                                                          "table": mesa["id"]}, {"Authorization": f"Bearer {mesa['token']}"})
+            assert status == 201
+            assert await table.version() > mesa["version"]
+            table.close()
+            missing = await open_stream(b.port, "/api/v1/tables/nosuchtable/events")
+            assert missing.status == 404 and missing.headers["content-type"] == "application/problem+json"
+            missing.close()
 
         run(play())
 
@@ -192,3 +209,61 @@ def test_streams_past_a_process_s_bound_are_refused_and_a_stream_ends_after_its_
                 s.close()
 
         run(full())
+
+
+#: An ASGI app that sends a big body to a client that does not read, until one send waits two seconds.
+FLOOD = '''
+import asyncio
+
+async def app(scope, receive, send):
+    if scope["type"] == "lifespan":
+        while (await receive())["type"] != "lifespan.shutdown":
+            await send({"type": "lifespan.startup.complete"})
+        await send({"type": "lifespan.shutdown.complete"})
+        return
+    await send({"type": "http.response.start", "status": 200, "headers": [(b"content-type", b"text/plain")]})
+    sent = 0
+    while sent < 256 << 20:
+        try:
+            async with asyncio.timeout(2):
+                await send({"type": "http.response.body", "body": b"x" * 65536, "more_body": True})
+        except TimeoutError:
+            break
+        sent += 65536
+    print("SENT", sent, flush=True)
+'''
+
+
+def test_the_server_makes_a_send_wait_for_a_client_that_does_not_read(tmp_path):
+    """What closes a stream nobody reads (``live/streams.SEND_SECONDS``) rests on granian: a send waits
+    while the client's socket is full, rather than keeping the bytes in memory. If a granian release
+    buffers instead, this fails: a phone that stops reading would grow the server without bound."""
+    import socket
+    import subprocess
+    import sys
+
+    from bench._http import free_port
+
+    (tmp_path / "flood.py").write_text(FLOOD)
+    port = free_port()
+    proc = subprocess.Popen([sys.executable, "-m", "granian", "--interface", "asgi", "--host", "127.0.0.1",
+                             "--port", str(port), "--working-dir", str(tmp_path), "--log-level", "warning",
+                             "flood:app"], stdout=subprocess.PIPE, text=True)
+    try:
+        for _ in range(100):
+            try:
+                reader = socket.socket()
+                reader.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)  # a phone's small window
+                reader.connect(("127.0.0.1", port))
+                break
+            except OSError:
+                proc.poll() is None or pytest.fail("granian did not start")
+                threading.Event().wait(0.1)
+        reader.sendall(b"GET / HTTP/1.1\r\nHost: x\r\n\r\n")  # and never read the answer
+        line = proc.stdout.readline()
+        reader.close()
+        sent = int(line.split()[1])
+        assert sent < 64 << 20, f"{sent} bytes went out to a client that read none: the server buffers them"
+    finally:
+        proc.terminate()
+        proc.wait(20)

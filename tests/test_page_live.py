@@ -149,3 +149,38 @@ def test_the_live_mark_fits_beside_the_game_s_buttons(phone, live_url, width, he
     assert inside(page, "#live", "#share-btn", "#undo")
     page.evaluate("window.scrollTo(0, 0)")
     shot(page, f"live-mark-es-{width}x{height}-{text}x-off")
+
+
+@pytest.mark.parametrize(("width", "height", "text"), [(320, 568, 1), (390, 844, 2)], ids=["320x568", "text-200"])
+def test_the_table_screen_shows_a_game_started_at_it_through_its_stream(phone, live_url, width, height, text):
+    """A regulars' table on the tablet at the head of the table: a game started at it from a phone shows
+    at once (the table polls every 15 s, every minute while live), and the mark fits beside Compartir."""
+    from bench._http import request
+
+    from .test_page_a11y import LAYOUT
+
+    port = int(live_url.rsplit(":", 1)[1])
+    status, _, mesa = request(port, "POST", "/api/v1/tables", {"name": "Los domingos de la abuela Guillermina"})
+    assert status == 201
+    page = phone(locale="es-AR", url=live_url, width=width, height=height)
+    if text != 1:
+        page.add_init_script(f"document.addEventListener('DOMContentLoaded', () => "
+                             f"document.documentElement.style.fontSize = '{17 * text}px')")
+    reads = []
+    path = re.compile(rf"/api/v1/tables/{mesa['id']}(\?.*)?$")
+    page.on("request", lambda r: reads.append(r.url) if r.method == "GET" and path.search(r.url) else None)
+    page.goto(f"/m/{mesa['id']}")
+    expect(page.locator("#mesa-title")).to_have_text(mesa["name"])
+    mark = page.locator("#m-live")
+    expect(mark).to_have_text("En vivo", timeout=15_000)
+    before = len(reads)
+    status, _, _ = request(port, "POST", "/api/v1/games", {"variant": "generala", "players": ["Ana", "Beto"],
+                                                          "table": mesa["id"]}, {"Authorization": f"Bearer {mesa['token']}"})
+    assert status == 201
+    expect(page.locator("#standings-summary")).to_contain_text("1 en juego", timeout=5_000)
+    assert len(reads) == before + 1  # one read, the one the event asked for
+    assert page.evaluate(LAYOUT) == {"cut": [], "overlaps": [], "wide": False}
+    assert inside(page, "#m-live", "#m-share-btn")
+    page.evaluate("window.scrollTo(0, 0)")
+    shot(page, f"live-table-es-{width}x{height}-{text}x")
+    assert page.errors == []

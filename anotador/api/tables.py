@@ -15,6 +15,7 @@ from typing import Any
 from flask import Blueprint, Response, current_app, request, url_for
 
 from .. import sheets
+from ..live import HEADERS, last_seen, opening
 from ..support.lru import LRU
 from .schemas import (ExportQuerySchema, HistoryQuerySchema, MergeSchema, RenameSchema, StandingsQuerySchema,
                        TableCreateSchema, TableGameSchema)
@@ -103,6 +104,14 @@ def get_table(mesa_id: str):
     data = query(_standings)
     what = ("standings", *(data.get(k) for k in ("variant", "rules", "since", "until")))
     return _read(mesa_id, what, lambda mesa: (_standings_of(mesa, data), []))
+
+
+@bp.get("/<mesa_id>/events")
+def table_events(mesa_id: str):
+    """The table's version as a Server-Sent Event, and ``retry``: held open under the ASGI server
+    (:mod:`anotador.live.streams`), answered at once here, so the browser comes back in a second."""
+    version = sheets.mesa_head(mesa_id)
+    return Response(opening(version, last_seen(request.headers.get("Last-Event-ID"))), headers=list(HEADERS))
 
 
 @bp.get("/<mesa_id>/games")

@@ -1,4 +1,4 @@
-"""The stream a phone holds open to hear of its game's every new version (Server-Sent Events).
+"""The stream a phone holds open to hear of its game's (or table's) every new version (Server-Sent Events).
 
 It runs on an ASGI server's event loop (``anotador/ops/asgi.py``): an idle
 stream is a coroutine waiting on an :class:`asyncio.Event` and a socket, no
@@ -27,15 +27,18 @@ from collections import Counter
 from http import HTTPStatus
 from typing import Any, Awaitable, Callable
 
+from .. import sheets
 from ..http.errors import PROBLEM, TYPE_BASE
 from ..sheets.reads import GAME_ID
-from . import HEADERS, game_key, last_seen, opening, version_event
+from . import HEADERS, game_key, last_seen, mesa_key, opening, version_event
 from .changes import Changes
 
 log = logging.getLogger(__name__)
 
-#: A game's stream, as the API names it.
-PATH = re.compile(rf"/api/v1/games/({GAME_ID.pattern})/events")
+#: A game's or a table's stream, as the API names it (tables' ids are made as games' are).
+PATH = re.compile(rf"/api/v1/(games|tables)/({GAME_ID.pattern})/events")
+#: The key a stream waits on, by the collection in its path.
+KEYS = {"games": game_key, "tables": mesa_key}
 #: Seconds one send may wait on a client that does not read before its stream is closed.
 SEND_SECONDS = 10.0
 
@@ -48,6 +51,7 @@ class Streams:
 
     def __init__(self, flask_app: Any, changes: Changes) -> None:
         config = flask_app.config
+        self.app = flask_app
         self.changes = changes
         self.heads = flask_app.extensions["anotador.heads"]
         self.hosts = flask_app.extensions["anotador.hosts"]
@@ -70,7 +74,8 @@ class Streams:
             woken.set()
 
     def wanted(self, scope: dict) -> str | None:
-        """The game id of a stream this module answers, or None (the app answers the request)."""
+        """The key (:func:`.game_key`, :func:`.mesa_key`) of a stream this module answers, or None (the app
+        answers the request)."""
         if scope["method"] != "GET" or not self.heads.enabled or self.closing:
             return None
         match = PATH.fullmatch(scope["path"])
@@ -81,10 +86,10 @@ class Streams:
             return None  # the app adds what a cross-origin reader needs
         if not self.hosts.allow((headers.get(b"host") or b"").decode("latin-1") or None):
             return None
-        return match.group(1)
+        return KEYS[match.group(1)](match.group(2))
 
-    async def __call__(self, scope: dict, receive: Receive, send: Send, game_id: str) -> bool:
-        """Answer the stream of ``game_id``; False when the app should answer instead (nothing sent yet)."""
+    async def __call__(self, scope: dict, receive: Receive, send: Send, key: str) -> bool:
+        """Answer the stream of ``key``; False when the app should answer instead (nothing sent yet)."""
         headers = dict(scope["headers"])
         address = self.address(scope, headers)
         if self.open >= self.total:
@@ -98,32 +103,31 @@ class Streams:
         self.open += 1
         self.by_address[address] += 1
         try:
-            return await self._stream(headers, receive, send, game_id)
+            return await self._stream(headers, receive, send, key)
         finally:
             self.open -= 1
             self.by_address[address] -= 1
             if not self.by_address[address]:
                 del self.by_address[address]
 
-    async def _stream(self, headers: dict, receive: Receive, send: Send, game_id: str) -> bool:
+    async def _stream(self, headers: dict, receive: Receive, send: Send, key: str) -> bool:
         loop = asyncio.get_running_loop()
         woken = asyncio.Event()
-        key = game_key(game_id)
         waiter = self.changes.subscribe(key, lambda: loop.call_soon_threadsafe(woken.set))
         self._woken.add(woken)
         gone = None
         try:
             try:
-                row = await asyncio.to_thread(self.heads.get, game_id)
+                version = await asyncio.to_thread(self.version_of, key)
             except Exception:  # the database is in trouble: the app says so (503)
                 return False
-            if row is None:
-                return False  # no such game: the app's 404
+            if version is None:
+                return False  # no such game or table: the app's 404
             # Connection: close, so that a stream's end closes its connection too: a stopping server waits
             # for every open connection, and a browser keeps an idle one open for as long as it likes
             await send({"type": "http.response.start", "status": 200,
                         "headers": [(k.lower().encode(), v.encode()) for k, v in HEADERS] + [(b"connection", b"close")]})
-            sent = max(row[0], self.changes.newest(key) or 0)
+            sent = max(version, self.changes.newest(key) or 0)
             seen = last_seen(headers.get(b"last-event-id", b"").decode("latin-1") or None)
             if not await self._send(send, opening(sent, seen)):
                 return True
@@ -154,6 +158,18 @@ class Streams:
             self._woken.discard(woken)
             if gone is not None:
                 gone.cancel()
+
+    def version_of(self, key: str) -> int | None:
+        """The stored version of a game (the poll's own query) or a table, or None when there is none."""
+        kind, _, ident = key.partition(":")
+        if kind == "g":
+            row = self.heads.get(ident)
+            return None if row is None else row[0]
+        with self.app.app_context():
+            try:
+                return sheets.mesa_head(ident)
+            except sheets.MesaNotFound:
+                return None
 
     @staticmethod
     async def _gone(receive: Receive, woken: asyncio.Event) -> None:

@@ -55,8 +55,8 @@ class Live:
             return
         if scope["type"] != "http":
             return  # no WebSockets here
-        game_id = self.streams.wanted(scope)
-        if game_id is not None and await self.streams(scope, receive, send, game_id):
+        key = self.streams.wanted(scope)
+        if key is not None and await self.streams(scope, receive, send, key):
             return
         await self.wsgi(scope, _coroutine(receive), send)
 

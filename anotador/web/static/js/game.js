@@ -8,7 +8,7 @@ import { Outbox, ROOT, call, url, variants } from "./api.js";
 import { Chances } from "./chances.js";
 import { $, $$, confirmDialog, el, focus, isolate, toast } from "./helpers.js";
 import { showAnalysis } from "./hint.js";
-import { LiveFeed } from "./live.js";
+import { LiveFeed, drawMark } from "./live.js";
 import { Pad } from "./pad.js";
 import { scoreOffline } from "./scoring.js";
 import { edges, markScrollRegion, renderLegend, renderSheet } from "./sheet.js";
@@ -146,10 +146,7 @@ export class GameView {
    *  streams there is nothing to say: the page polls). */
   drawLive(live) {
     if (live) this.wasLive = true;
-    const mark = $("#live");
-    mark.hidden = !live && !this.wasLive;
-    mark.classList.toggle("on", live);
-    $("#live-text").textContent = t(live ? "live_on" : "live_off");
+    drawMark($("#live"), live, this.wasLive);
   }
 
   async refresh() {

@@ -5,6 +5,7 @@
 // of every stream is the current one, so a stream that dropped catches up as it opens.
 
 import { url } from "./api.js";
+import { t } from "./words.js";
 
 /** A stream shorter than this is not holding: the server answers once and closes (ms). */
 const HELD = 5000;
@@ -77,4 +78,12 @@ export class LiveFeed {
     this.live = live;
     this.onState(live);
   }
+}
+
+/** The mark that says so: "live" while a stream holds, "reconnecting" once one has held and dropped; hidden
+ *  on a server without streams (``held``: a stream has held on this screen), where the page simply polls. */
+export function drawMark(mark, live, held) {
+  mark.hidden = !live && !held;
+  mark.classList.toggle("on", live);
+  mark.querySelector(".live-text").textContent = t(live ? "live_on" : "live_off");
 }

@@ -1,10 +1,12 @@
 // A table of regulars ("mesa"): its standings, the chart of wins over time, its history, a new game at it,
 // and, with the write link, its players renamed and merged. Everything comes from /api/v1/tables; the
-// standings are polled with their ETag (a 304 while nothing ended).
+// standings are read again the moment the table's version moves on (a stream of its versions, live.js),
+// and polled with their ETag (a 304 while nothing ended) where no stream holds.
 
 import { ROOT, call, url, variants } from "./api.js";
 import { $, confirmDialog, el, isolate, toast } from "./helpers.js";
 import { COLOURS, svg } from "./hint.js";
+import { LiveFeed, drawMark } from "./live.js";
 import { Share } from "./share.js";
 import { store } from "./store.js";
 import { lang, percent, t } from "./words.js";
@@ -13,12 +15,21 @@ import { lang, percent, t } from "./words.js";
 const DASHES = ["none", "7 3", "2 3", "9 3 2 3", "1 5", "12 5"];
 const MARKERS = ["circle", "square", "triangle", "diamond", "cross", "bar"];
 const POLL_MS = 15000;
+/** The poll while a stream holds: a safety net only (ms). */
+const LIVE_POLL_MS = 60000;
 
 export class MesaView {
   constructor(navigate) {
     this.navigate = navigate;
     this.share = new Share("m-", "m");
     this.timer = null;
+    this.feed = new LiveFeed((version) => this.heard(version), (live) => this.showLive(live));
+    document.addEventListener("visibilitychange", () => {
+      if (!this.active) return;
+      if (document.visibilityState === "visible") { this.feed.open(this.eventsPath()); this.update(); this.poll(); }
+      else this.feed.close();  // a hidden page holds no stream
+    });
+    window.addEventListener("online", () => { if (this.active) this.feed.again(); });
     $("#mesa-variant").addEventListener("change", () => this.refresh());
     $("#mesa-year").addEventListener("change", () => this.refresh());
     $("#mesa-more").addEventListener("click", () => this.more());
@@ -33,7 +44,8 @@ export class MesaView {
       history.replaceState({}, "", `${ROOT}/m/${id}`); // the token stays on this phone, not in the address bar
     }
     Object.assign(this, { id, token: store.mesaToken(id), body: null, etag: null, query: "", games: [], next: null,
-                          active: true });
+                          active: true, wasLive: false });
+    drawMark($("#m-live"), false, false);
     this.share.open(id, this.token);
     $("#mesa").hidden = false;
     $("#mesa-missing").hidden = true;
@@ -46,22 +58,56 @@ export class MesaView {
     }
     await this.refresh();
     this.loadHistory(true);
+    if (this.active && this.id === id) this.feed.open(this.eventsPath());
     this.poll();
   }
 
   close() {
     this.active = false;
     clearTimeout(this.timer);
+    this.feed.close();
     $("#mesa").hidden = true;
   }
 
+  eventsPath() { return `/api/v1/tables/${encodeURIComponent(this.id)}/events`; }
+
+  /** Poll while visible: every 15 s, or every minute while a stream brings each new version. */
   poll() {
     clearTimeout(this.timer);
     this.timer = setTimeout(async () => {
       if (!this.active) return;
-      if (document.visibilityState === "visible" && await this.refresh()) this.loadHistory(true);
+      if (document.visibilityState === "visible") await this.update();
       this.poll();
-    }, POLL_MS);
+    }, this.feed.live ? LIVE_POLL_MS : POLL_MS);
+  }
+
+  /** Read the standings, and the history when they changed; one read at a time, and once more if asked
+   *  for meanwhile. */
+  async update() {
+    if (this.updating) { this.pending = true; return; }
+    this.updating = true;
+    try {
+      do {
+        this.pending = false;
+        if (await this.refresh()) this.loadHistory(true);
+      } while (this.pending && this.active);
+    } finally { this.updating = false; }
+  }
+
+  /** The stream names a version: read the table again if it is newer than the one shown. */
+  heard(version) {
+    if (!this.active || !this.body || version <= this.body.version) return;
+    this.update();
+    this.poll();  // the safety net counts from the last news
+  }
+
+  /** A stream started or stopped holding: say so; when one stops, read at once and poll until another holds. */
+  showLive(live) {
+    if (live) this.wasLive = true;
+    drawMark($("#m-live"), live, this.wasLive);
+    if (!this.active) return;
+    if (!live) this.update();
+    this.poll();  // at the period that fits
   }
 
   /** The filter as a query string: the variant picked, the year picked. */
