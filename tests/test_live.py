@@ -218,3 +218,48 @@ def test_a_stream_nobody_reads_is_closed_and_a_write_never_waits_for_it(db_app, 
     assert sent[0]["status"] == 200 and b"event: version" in sent[1]["body"]
     assert b"id: 1000000" in sent[2]["body"]  # the send that waited, and was given up
     assert streams.open == 0 and not streams.by_address and changes.keys() == []
+
+
+def test_streams_opened_together_spread_their_heartbeats(db_app, api):
+    """Phones that came together (a server restarted) send their first heartbeat at points spread over the
+    period, each within it, so the heartbeats of ten thousand streams do not come in one burst forever."""
+    import asyncio
+
+    from anotador.live import streams as live_streams
+
+    from .livekit import run
+
+    mesa = Mesa(api)
+    db_app.config["LIVE_HEARTBEAT_SECONDS"] = 0.5
+    streams = live_streams.Streams(db_app, Changes())
+    opened: dict[int, float] = {}
+    first: dict[int, float] = {}
+
+    async def hold() -> float:
+        loop = asyncio.get_running_loop()
+        start = loop.time()
+
+        def sender(n: int):
+            async def send(message: dict) -> None:
+                body = message.get("body", b"")
+                if body.startswith(b"retry"):
+                    opened[n] = loop.time()
+                elif body.startswith(b": still here"):
+                    first.setdefault(n, loop.time() - opened[n])  # from this stream's own opening
+            return send
+
+        async def receive() -> dict:
+            await asyncio.Event().wait()
+            return {}
+
+        tasks = [asyncio.ensure_future(streams({"client": ("10.0.0.9", n), "headers": []}, receive, sender(n),
+                                               mesa_key(mesa.id))) for n in range(12)]
+        while len(first) < 12 and loop.time() - start < 10:
+            await asyncio.sleep(0.02)
+        streams.close_all()
+        await asyncio.gather(*tasks)
+
+    run(hold())
+    assert len(first) == 12
+    # each one the same period after its opening, they would lie within a few milliseconds
+    assert max(first.values()) - min(first.values()) > 0.05, first

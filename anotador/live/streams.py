@@ -22,6 +22,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import random
 import re
 from collections import Counter
 from http import HTTPStatus
@@ -133,16 +134,20 @@ class Streams:
                 return True
             gone = asyncio.ensure_future(self._gone(receive, woken))
             end = loop.time() + self.lifetime
+            # The first heartbeat at a random point of the period: phones that came together (a server
+            # restarted, a bench) do not keep sending theirs in one burst
+            quiet = random.uniform(0.2, 1.0) * self.heartbeat
             while not gone.done() and not self.closing:
                 left = end - loop.time()
                 if left <= 0:
                     break
                 try:
-                    async with asyncio.timeout(min(self.heartbeat, left)):
+                    async with asyncio.timeout(min(quiet, left)):
                         await woken.wait()
                 except TimeoutError:
                     if not await self._send(send, b": still here\n\n"):
                         break
+                    quiet = self.heartbeat
                     continue
                 woken.clear()
                 newest = self.changes.newest(key)
