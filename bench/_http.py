@@ -108,7 +108,7 @@ def granian(workers: int = 1, env: dict | None = None, threads: int = 8, port: i
     port = port or free_port()
     cmd = [sys.executable, "-m", "granian", "--interface", "asgi", "--factory", "--host", "127.0.0.1",
            "--port", str(port), "--workers", str(workers), "--workers-kill-timeout", "10", "--log-level", "warning",
-           "--backlog", "16384", "--backpressure", "20000",
+           "--backlog", "16384", "--backpressure", "20000", "--http1-buffer-size", "8192",
            "anotador.ops.asgi:create"]  # the kill timeout and the backpressure: anotador/ops/asgi.py says why
     env = {**os.environ, "THREADS": str(threads), "ANOTADOR_SOLVER_BUILD_AHEAD": "false", **(env or {})}
     proc = subprocess.Popen(cmd, cwd=ROOT, env=env, start_new_session=True)

@@ -149,6 +149,9 @@ def test_everything_else_is_the_app_as_under_gunicorn(tmp_path, sqlite_template)
         assert status == 404 and {k.lower(): v for k, v in headers.items()}["content-type"] == "application/problem+json"
         status, _, body = request(srv.port, "POST", f"/api/v1/games/{game}/turns", {"player": 7}, auth)
         assert status == 422 and body["status"] == 422
+        # headers past the server's 8 KiB buffer (--http1-buffer-size 8192): refused, as gunicorn and nginx do
+        status, _, _ = request(srv.port, "GET", f"/api/v1/games/{game}", headers={"X-Long": "x" * 12_000})
+        assert status == 431
         page = http.client.HTTPConnection("127.0.0.1", srv.port, timeout=30)
         page.request("GET", "/")
         answer = page.getresponse()

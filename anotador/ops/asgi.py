@@ -14,7 +14,12 @@ keeps serving until it is killed. And with ``--backpressure`` at least
 ``ANOTADOR_LIVE_STREAMS`` (and ``--backlog`` to match): granian answers at
 most that many requests at once per worker, a stream counting as one for
 as long as it lasts; its default (the backlog, 1024, over the workers)
-held about a thousand phones in all (``bench/live.py``).
+held about a thousand phones in all (``bench/live.py``). And with
+``--http1-buffer-size 8192``, the smallest granian takes: a connection's
+buffers grow to the largest it allows, and at granian's default an idle
+stream cost about 32 KiB of the server's memory, at 8192 about 21
+(``bench/stream_memory.py``); headers past 8 KiB are refused (431), as
+gunicorn and nginx refuse them by default.
 
 granian's ``receive`` returns an awaitable that is not a coroutine, and
 a2wsgi hands it to ``asyncio.run_coroutine_threadsafe``, which wants one:
