@@ -214,30 +214,7 @@ def test_streams_past_a_process_s_bound_are_refused_and_a_stream_ends_after_its_
         run(full())
 
 
-#: An ASGI app that sends a big body to a client that does not read, until one send waits two seconds.
-FLOOD = '''
-import asyncio
-
-async def app(scope, receive, send):
-    if scope["type"] == "lifespan":
-        while (await receive())["type"] != "lifespan.shutdown":
-            await send({"type": "lifespan.startup.complete"})
-        await send({"type": "lifespan.shutdown.complete"})
-        return
-    await send({"type": "http.response.start", "status": 200, "headers": [(b"content-type", b"text/plain")]})
-    sent = 0
-    while sent < 256 << 20:
-        try:
-            async with asyncio.timeout(2):
-                await send({"type": "http.response.body", "body": b"x" * 65536, "more_body": True})
-        except TimeoutError:
-            break
-        sent += 65536
-    print("SENT", sent, flush=True)
-'''
-
-
-def test_the_server_makes_a_send_wait_for_a_client_that_does_not_read(tmp_path):
+def test_the_server_makes_a_send_wait_for_a_client_that_does_not_read():
     """What closes a stream nobody reads (``live/streams.SEND_SECONDS``) rests on granian: a send waits
     while the client's socket is full, rather than keeping the bytes in memory. If a granian release
     buffers instead, this fails: a phone that stops reading would grow the server without bound."""
@@ -245,13 +222,12 @@ def test_the_server_makes_a_send_wait_for_a_client_that_does_not_read(tmp_path):
     import subprocess
     import sys
 
-    from bench._http import free_port
+    from bench._http import ROOT, free_port
 
-    (tmp_path / "flood.py").write_text(FLOOD)
     port = free_port()
     proc = subprocess.Popen([sys.executable, "-m", "granian", "--interface", "asgi", "--host", "127.0.0.1",
-                             "--port", str(port), "--working-dir", str(tmp_path), "--log-level", "warning",
-                             "flood:app"], stdout=subprocess.PIPE, text=True)
+                             "--port", str(port), "--working-dir", str(ROOT / "bench"), "--log-level", "warning",
+                             "stream_floor_app:flood"], stdout=subprocess.PIPE, text=True)
     try:
         for _ in range(100):
             try:
