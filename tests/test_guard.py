@@ -14,11 +14,14 @@ class Probe:
     """A database that answers, or does not, or takes its time."""
 
     def __init__(self) -> None:
-        self.answers, self.delay, self.calls = True, 0.0, 0
+        self.answers, self.delay, self.calls, self.cut = True, 0.0, 0, 0
 
     def __call__(self) -> None:
         self.calls += 1
         time.sleep(self.delay)
+        if self.cut:
+            self.cut -= 1
+            raise OSError("server closed the connection unexpectedly")
         if not self.answers:
             raise OSError("no route to the database")
 
@@ -107,4 +110,20 @@ def test_a_slow_request_costs_one_probe_a_second(pair):
     # ~0.5 s of rounds (every 0.01 s and 20 by hand): one probe, or one more a second a loaded machine took
     assert 1 <= probe.calls <= 1 + int(time.monotonic() - started)
     assert not guard.down and not cut_off(pair[1])
+    guard.give_back(1)
+
+
+def test_a_probe_cut_by_a_restart_does_not_open_the_circuit(pair):
+    """A database restart kills every connection, the probe's own among them if it was being made: the
+    probe tries once more, finds the database back, and no request gets a 503 for the restart."""
+    probe = Probe()
+    guard = Guard(probe, budget=60, suspect=0.1, probe_timeout=3, every=3600)
+    guard.take(1, pair[0].fileno())
+    time.sleep(0.15)
+    probe.cut = 1
+    guard.look()
+    assert probe.calls == 2 and not guard.down and not cut_off(pair[1])
+    probe.cut, guard.last_probe = 2, guard.last_probe - 1  # cut twice: as good as gone
+    guard.look()
+    assert probe.calls == 4 and guard.down
     guard.give_back(1)

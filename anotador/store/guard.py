@@ -129,16 +129,24 @@ class Guard:
                         self.in_use[token] = (fd, float("inf"))
 
     def _probe(self) -> bool:
-        """Whether the database answers ``SELECT 1`` within ``probe_timeout``."""
+        """Whether the database answers ``SELECT 1`` within ``probe_timeout``.
+
+        A probe that fails at once is tried once more: a restart that cut the
+        probe's own connection as it was made is over by then, and a database
+        that is really gone (refused, unreachable) fails the second time too.
+        """
         result: list[bool] = []
         done = threading.Event()
 
         def run() -> None:
-            try:
-                self.probe()
-                result.append(True)
-            except Exception:
-                result.append(False)
+            for attempt in (1, 2):
+                try:
+                    self.probe()
+                    result.append(True)
+                    break
+                except Exception:
+                    if attempt == 2:
+                        result.append(False)
             done.set()
 
         threading.Thread(target=run, name="anotador-db-probe", daemon=True).start()
