@@ -128,6 +128,44 @@ def test_a_lost_answer_is_retried_with_its_key_and_not_recorded_twice(phone):
     assert calls["n"] == 2 and len(api_turns(page, game)["turns"]) == 1
 
 
+def test_a_read_that_brings_our_turn_before_its_answer_keeps_the_next_roll(phone):
+    """Ana's turn is stored, but its answer is slow; a poll (or a stream) brings the game with it first. The
+    turn still queued is not counted a second time: the pad stays Beto's and keeps the dice entered."""
+    page = phone()
+    game = start_game(page, ["Ana", "Beto"])
+    held = []
+
+    def hold_the_answer(route):
+        if route.request.method == "POST" and not held:
+            held.append((route, route.fetch()))  # the server stores the turn; its answer waits
+        else:
+            route.continue_()
+
+    page.route("**/api/v1/games/*/turns", hold_the_answer)
+    reads = []  # the games reads bring once the turn is stored
+    page.on("response", lambda r: reads.append(r.status) if held and r.url.endswith(f"/games/{game}") else None)
+    roll(page, [2, 3, 4, 5, 6])
+    choose(page, "Straight", 20)
+    roll(page, [6, 6, 6, 6, 1])  # Beto's roll, entered while Ana's answer is on the way
+    deadline = time.monotonic() + 10
+    while 200 not in reads and time.monotonic() < deadline:
+        page.wait_for_timeout(100)  # a poll brings the game with Ana's turn in it
+    assert 200 in reads, "no read brought the stored turn"
+    page.wait_for_timeout(200)
+    expect(page.locator("#play-title")).to_have_text("Beto's roll")
+    expect(page.locator("#tray button.die")).to_have_count(5)
+    assert held, "the turn was not sent"
+    route, answer = held[0]
+    route.fulfill(response=answer)
+    expect(page.locator("#pending")).to_be_hidden(timeout=10_000)
+    expect(page.locator("#tray button.die")).to_have_count(5)
+    choose(page, "Four of a kind")
+    expect(cell(page, 1, "four")).not_to_have_text("")
+    turns = api_turns(page, game)["turns"]
+    assert [(t["player"], t["dice"]) for t in turns] == [(0, [2, 3, 4, 5, 6]), (1, [6, 6, 6, 6, 1])]
+    assert page.errors == []
+
+
 def test_a_poll_answered_after_our_own_turn_neither_undoes_it_nor_clears_the_next_roll(phone, base_url):
     """A slow connection: this phone's poll brings another phone's correction, but only after this phone has
     recorded Beto's turn. The game it brings is older than the one shown: the page keeps the newer, and Ana's

@@ -249,13 +249,16 @@ export class GameView {
     return p === undefined ? null : { player: p };
   }
 
-  /** Whose turn it is on this phone: the server's, moved on by turns still waiting to be sent. */
+  /** Whose turn it is on this phone: the server's, moved on by turns still waiting to be sent. A queued
+   *  turn the server has already moved past moves nothing: it is ours with its answer still on the way
+   *  (a read or a stream can bring the game first), or another phone's, which the answer will say. */
   due() {
     const g = this.game;
     if (!g || !g.turn) return null;
     let turn = { ...g.turn };
     for (const item of [...(this.refused ? [this.refused] : []), ...this.queued()]) {
       if (item.kind !== "turn") continue;
+      if (item.player !== turn.player || (item.round && item.round !== turn.round)) continue;
       const n = g.players.length;
       const player = (turn.player + 1) % n;
       const round = turn.round + (player === g.first_player ? 1 : 0);
