@@ -69,9 +69,8 @@ SETTINGS: dict[str, Setting] = {
     "LAN_URL": Setting("str", optional=True),
     "CORS_ORIGINS": Setting("hosts", optional=True),
     "SECRET_KEY": Setting("str", optional=True),
-    # read by the gunicorn worker (anotador/ops/serving.py) from the environment; checked here all the same
+    # how long a client has to send its body (anotador/ops/gate.py)
     "REQUEST_TIMEOUT": Setting("number", 0.5, optional=True),
-    "BUFFERING_PER_ADDRESS": Setting("int", optional=True),
 }
 
 _TRUE, _FALSE = {"1", "true", "yes", "on"}, {"0", "false", "no", "off", ""}

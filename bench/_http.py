@@ -1,4 +1,4 @@
-"""A small HTTP load client and gunicorn launcher shared by the benchmarks.
+"""A small HTTP load client and the gunicorn and granian launchers shared by the benchmarks.
 
 Load stays on loopback, bounded in requests and time, and stops by itself.
 """
@@ -66,8 +66,10 @@ class Server:
 
 #: scripts/serve's default: 2 workers...
 SERVE_WORKERS = 2
-#: ... of its worker class, each with 4 threads (anotador/ops/gunicorn_conf.py).
-DEPLOYED = {"worker_class": "anotador.ops.serving.BufferingWorker", "threads": 4}
+#: ... here under gunicorn's own threaded workers, 4 threads each: the WSGI app and its baseline (the echo)
+#: under one server in one run, for the ratios. scripts/serve runs granian (anotador/ops/serving.py), which
+#: bench/slow_servers.py and bench/live.py measure.
+DEPLOYED = {"worker_class": "gthread", "threads": 4}
 
 
 @contextmanager
@@ -81,7 +83,7 @@ def gunicorn(app: str, workers: int = SERVE_WORKERS, worker_class: str = "sync",
     port = free_port()
     cmd = [sys.executable, "-m", "gunicorn", "--bind", f"127.0.0.1:{port}", "--workers", str(workers),
            "--worker-class", worker_class, "--threads", str(threads), "--log-level", "warning",
-           "--no-control-socket", app]  # as anotador/ops/gunicorn_conf.py: two instances must not share one
+           "--no-control-socket", app]  # two instances must not share one control socket
     proc = subprocess.Popen(cmd, cwd=ROOT, env={**os.environ, **(env or {})}, start_new_session=True)
     server = Server(proc, port)
     try:
@@ -136,6 +138,22 @@ def granian(workers: int = 1, env: dict | None = None, threads: int = 8, port: i
                 proc.wait(timeout=20)
 
 
+class Headers(dict):
+    """An answer's headers, by name in any case (granian sends them in lower case, as HTTP/2 must)."""
+
+    def __init__(self, pairs) -> None:
+        super().__init__((k.lower(), v) for k, v in pairs)
+
+    def __getitem__(self, name: str) -> str:
+        return super().__getitem__(name.lower())
+
+    def __contains__(self, name: object) -> bool:
+        return super().__contains__(name.lower() if isinstance(name, str) else name)
+
+    def get(self, name: str, default=None):
+        return super().get(name.lower(), default)
+
+
 def request(port: int, method: str, path: str, body: Any = None, headers: dict | None = None,
             timeout: float = 30) -> tuple[int, dict, Any]:
     """One HTTP request on a fresh connection; return (status, headers, JSON body or None)."""
@@ -146,7 +164,7 @@ def request(port: int, method: str, path: str, body: Any = None, headers: dict |
         conn.request(method, path, body=data, headers=hdrs)
         resp = conn.getresponse()
         raw = resp.read()
-        return resp.status, dict(resp.getheaders()), (json.loads(raw) if raw else None)
+        return resp.status, Headers(resp.getheaders()), (json.loads(raw) if raw else None)
     finally:
         conn.close()
 

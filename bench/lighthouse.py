@@ -65,7 +65,7 @@ def main() -> None:
         env = {"DATABASE_URL": f"sqlite:///{tmp}/lh.sqlite", "ANOTADOR_GAMES_PER_MINUTE": "0"}
         subprocess.run([sys.executable, "-m", "flask", "--app", "wsgi", "db", "upgrade"], cwd=ROOT, check=True,
                        env={**os.environ, **env}, capture_output=True)
-        with gunicorn("wsgi:app", worker_class="anotador.ops.serving.BufferingWorker", threads=4, env=env) as srv:
+        with gunicorn("wsgi:app", worker_class="gthread", threads=4, env=env) as srv:
             base = f"http://127.0.0.1:{srv.port}"
             results: dict[str, list[dict]] = {"/": [], "a game page": []}
             for _ in range(args.runs):

@@ -1,6 +1,6 @@
 """Benchmark the read path against the framework's own floor, in one run.
 
-Two gunicorns with scripts/serve's settings (2 BufferingWorker processes, 4
+Two gunicorns (2 gthread processes, 4
 threads each): the bare Flask echo app (bench/echo_app.py) and Anotador on
 a fresh database holding one finished six-player game. The same client
 processes drive each request in turn, alternating rounds so drift hits all

@@ -3,7 +3,7 @@
 Both run under the same gunicorn settings and are driven by the same client
 at the same concurrency, alternating, in one run; the ratio of throughputs
 says how much scoring costs on top of the framework (target: >= 0.9 with the
-deployed settings: scripts/serve's buffering workers, 4 threads each). The
+gunicorn's gthread workers, 4 threads each). The
 same pair is measured with plain sync workers too, for comparison. Then the
 in-process cost of scoring one roll on a sheet (target: < 20 us), beside a
 baseline call measured in the same run, as the median of 7 passes with their
@@ -86,7 +86,7 @@ def main() -> None:
     ap.add_argument("--seconds", type=float, default=5.0)
     ap.add_argument("--concurrency", type=int, default=4)
     ap.add_argument("--rounds", type=int, default=3)
-    ap.add_argument("--worker-classes", default="anotador.ops.serving.BufferingWorker,sync",
+    ap.add_argument("--worker-classes", default="gthread,sync",
                     help="gunicorn worker classes to measure; the first is the deployed one (scripts/serve)")
     args = ap.parse_args()
 

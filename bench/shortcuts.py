@@ -1,6 +1,6 @@
 """Benchmark: what each of the service's speed-ups buys, measured against the plain way it replaces.
 
-For each speed-up, two gunicorns as scripts/serve runs them (2 BufferingWorker
+For each speed-up, two gunicorns (2 gthread
 processes, 4 threads each) on fresh databases (SQLite, or ``--database postgresql``): the service as it is,
 and the service with that one speed-up undone (bench/shortcuts_app.py). The
 same client processes drive the request the speed-up is for, the two

@@ -4,9 +4,9 @@ scripts/serve has no proxy in front, so its server must not let clients that
 trickle their requests hold its threads. Compared, each with 2 processes of
 4 threads for the app (scripts/serve's default):
 
-- gunicorn + ``BufferingWorker`` (anotador/ops/serving.py): reads whole
-  requests in its event loop before a thread sees them, by reaching into
-  gunicorn's threaded worker;
+- Anotador as scripts/serve runs it (anotador/ops/serving.py): granian's
+  ASGI interface, the body read on its loop before a thread takes the
+  request (anotador/ops/gate.py), live streams beside;
 - gunicorn's own ``gthread`` worker, with its documented settings only;
 - granian (Rust, WSGI): its runtime reads the request, Python's threads
   only run the app (``--blocking-threads``);
@@ -41,7 +41,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench._http import DEPLOYED, ROOT, free_port, gunicorn, load, request  # noqa: E402
+from bench._http import ROOT, free_port, gunicorn, load, request  # noqa: E402
 from tests.test_serving_slow import crowd, slow_clients  # noqa: E402
 
 SCORE = {"variant": "generala", "dice": [2, 2, 3, 3, 3], "served": False, "sheet": {"ones": 3}}
@@ -80,9 +80,14 @@ def process(cmd: list[str], name: str):
 
 
 @contextmanager
-def buffering():
-    with gunicorn("wsgi:app", **DEPLOYED) as server:
-        yield server.port, server.proc
+def deployed():
+    from anotador.ops.serving import command
+
+    cmd = command({"PORT": "1", "WORKERS": "2"}, ["--log-level", "warning"])
+    cmd[cmd.index("--port") + 1] = "{port}"
+    os.environ.setdefault("THREADS", "4")
+    with process(cmd, "anotador serve") as served:
+        yield served
 
 
 @contextmanager
@@ -190,11 +195,11 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--seconds", type=float, default=4.0)
-    ap.add_argument("--only", default="", help="comma-separated: buffering,gthread,granian,waitress")
+    ap.add_argument("--only", default="", help="comma-separated: deployed,gthread,granian,waitress")
     args = ap.parse_args()
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     resource.setrlimit(resource.RLIMIT_NOFILE, (max(soft, min(hard, 8192)), hard))
-    servers = [("buffering", "gunicorn + BufferingWorker (2 x 4 threads)", buffering),
+    servers = [("deployed", "scripts/serve: granian ASGI + a2wsgi (2 x 4 threads)", deployed),
                ("gthread", "gunicorn gthread (2 x 4 threads)", gthread)]
     for module, label, start in (("granian", "granian WSGI (2 x 4 blocking threads)", granian),
                                  ("waitress", "waitress (8 threads)", waitress)):

@@ -4,11 +4,10 @@ Yahtzee family's outcomes (their early chances), and in each worker the chances 
 from __future__ import annotations
 
 import threading
-import types
 
 import pytest
 
-from anotador.ops import gunicorn_conf
+from anotador.ops import asgi
 from anotador.advisor.outlooks import Outlooks
 from anotador.advisor.tables import TableBuilding, Tables
 from anotador.rules import VARIANTS
@@ -80,9 +79,9 @@ def test_each_served_worker_starts_making_them_when_it_starts(tmp_path):
     app = fresh_app(tmp_path, folder, SOLVER_BUILD_AHEAD=True)
     started = threading.Event()
     app.extensions["anotador.outlooks"].warm = started.set  # what it makes is the test above's
-    gunicorn_conf.post_worker_init(types.SimpleNamespace(wsgi=app))
+    asgi.ahead(app.extensions["anotador.outlooks"])
     assert started.wait(10)
     off = fresh_app(tmp_path, folder, SOLVER_BUILD_AHEAD=False)
     off.extensions["anotador.outlooks"].warm = started.clear
-    gunicorn_conf.post_worker_init(types.SimpleNamespace(wsgi=off))
+    asgi.ahead(off.extensions["anotador.outlooks"])
     assert started.is_set()

@@ -17,6 +17,7 @@ import pytest
 import sqlalchemy as sa
 
 from anotador import create_app
+from bench._http import Headers
 
 from .dbkit import Table, dispose, run_sql
 from .faults import TcpProxy
@@ -352,7 +353,7 @@ def test_a_partition_costs_503s_within_the_budget_and_nothing_else_waits(postgre
                                                              **(headers or {})})
             resp = conn.getresponse()
             raw = resp.read()
-            return resp.status, dict(resp.getheaders()), (json.loads(raw) if "json" in resp.getheader(
+            return resp.status, Headers(resp.getheaders()), (json.loads(raw) if "json" in resp.getheader(
                 "Content-Type", "") and raw else raw)
         finally:
             conn.close()

@@ -1,4 +1,4 @@
-"""The internet deployment: real nginx (deploy/nginx/) in front of two gunicorn servers on one PostgreSQL.
+"""The internet deployment: real nginx (deploy/nginx/) in front of two Anotador servers on one PostgreSQL.
 
 nginx is Debian's package; the configuration is the project's own
 (``deploy/nginx/anotador-http.conf`` and ``anotador-locations.conf``),
@@ -27,11 +27,13 @@ from pathlib import Path
 import pytest
 import sqlalchemy as sa
 
-from bench._http import free_port
+from bench._http import Headers, free_port
 
 from .conftest import ROOT
 from .dbkit import run_sql
 from .toolkit import require
+from anotador.ops.serving import command
+
 from .test_serving import wait_until_up
 from .test_serving_slow import slow_clients, unanswered
 
@@ -108,7 +110,7 @@ def start_nginx(tmp: Path, upstreams: list[int]) -> tuple[subprocess.Popen, int,
 
 @pytest.fixture(scope="module")
 def stack(tmp_path_factory, request):
-    """nginx on two gunicorn servers (anotador/ops/gunicorn_conf.py) on one migrated PostgreSQL."""
+    """nginx on two servers as ``anotador serve`` runs them (anotador/ops/serving.py) on one migrated PostgreSQL."""
     require(os.path.exists(NGINX), "nginx is not installed (apt-get install nginx)")
     pg = request.getfixturevalue("postgres_url")
     run_sql(pg, "TRUNCATE games RESTART IDENTITY CASCADE")
@@ -119,9 +121,8 @@ def stack(tmp_path_factory, request):
         env = {**os.environ, "BIND": f"127.0.0.1:{p}", "WORKERS": "2", "DATABASE_URL": pg,
                "ANOTADOR_PROXY_HOPS": "1", "ANOTADOR_TRUSTED_HOSTS": f"{HOST},127.0.0.1",
                "ANOTADOR_SECRET_KEY": SECRET, "ANOTADOR_GAMES_PER_MINUTE": "0"}
-        log = open(tmp / f"gunicorn-{p}.log", "wb")
-        procs.append(subprocess.Popen([sys.executable, "-m", "gunicorn", "-c", "python:anotador.ops.gunicorn_conf",
-                                       "wsgi:app"], cwd=ROOT, env=env, stdout=log, stderr=log,
+        log = open(tmp / f"server-{p}.log", "wb")
+        procs.append(subprocess.Popen(command(env), cwd=ROOT, env=env, stdout=log, stderr=log,
                                       start_new_session=True))
     for p, proc in zip(ports, procs):
         wait_until_up(p, proc)
@@ -148,7 +149,7 @@ def call(port, method, path, body=None, headers=None, timeout=10, source="127.0.
         if resp.getheader("Content-Encoding") == "gzip":
             raw = gzip.decompress(raw)
         ctype = resp.getheader("Content-Type", "")
-        return resp.status, dict(resp.getheaders()), (json.loads(raw) if raw and "json" in ctype else raw)
+        return resp.status, Headers(resp.getheaders()), (json.loads(raw) if raw and "json" in ctype else raw)
     finally:
         conn.close()
 

@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pytest
 
-from bench._http import free_port
+from bench._http import Headers, free_port
 
 from .conftest import RUN, WORKER
 from .dbkit import PG_SERVER, _maintenance, pg_reachable
@@ -104,7 +104,7 @@ def _call(port: int, method: str, path: str, body=None, headers=None) -> tuple[i
         conn.request(method, path, body=data,
                      headers={**({"Content-Type": "application/json"} if data else {}), **(headers or {})})
         resp = conn.getresponse()
-        return resp.status, dict(resp.getheaders()), resp.read()
+        return resp.status, Headers(resp.getheaders()), resp.read()
     finally:
         conn.close()
 

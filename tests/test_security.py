@@ -10,7 +10,7 @@ from urllib.parse import quote
 
 import pytest
 
-from .test_serving import gunicorn_pids, serve
+from .test_serving import serve, worker_pids
 
 
 def test_the_page_allows_only_itself_and_no_framing(client):
@@ -107,7 +107,7 @@ def test_worker_memory_stays_flat_over_a_thousand_pdfs(tmp_path):
             return next(int(line.split()[1]) for line in f if line.startswith("VmRSS")) // 1024
 
     with serve(tmp_path, env={"WORKERS": "1"}) as (proc, port):
-        (worker,) = gunicorn_pids(proc.pid)
+        (worker,) = worker_pids(proc.pid)
         for i in range(300):  # warm: fonts, caches filled to their bounds
             assert get_pdf(sheet_url(i))
         before = rss(worker)

@@ -1,5 +1,5 @@
-"""Slow clients: the serving worker reads whole requests before a thread takes them (anotador/ops/serving.py), so
-trickling sockets hold sockets, not threads; each address has a share of them."""
+"""Slow clients: granian reads the headers and the gate the body before a thread takes a request
+(anotador/ops/gate.py), so trickling sockets hold sockets, not threads."""
 
 from __future__ import annotations
 
@@ -104,7 +104,7 @@ def test_thousands_of_trickling_sockets_from_one_address_leave_room_for_everybod
     at_once = max(0.2, 4 * sorted(alone)[int(0.95 * len(alone))])
     fast = sum(x < at_once for x in times) / len(times)
     assert fast >= 0.95, (fast, at_once, sorted(times)[-5:], counts)
-    assert counts["dropped"] > 1000  # the server turned most of them away rather than hold them
+    assert counts["opened"] >= 2200  # the crowd was there all along: held by sockets, not threads
 
 
 @pytest.mark.slow
@@ -123,29 +123,25 @@ def test_twenty_slow_clients_do_not_stall_scripts_serve(tmp_path):
             trickler.join()
 
 
-@pytest.mark.slow
-def test_the_same_slow_clients_stall_plain_sync_workers(tmp_path):
-    """The control: gunicorn's default sync workers are what the buffering worker replaces."""
-    with serve(tmp_path, "--worker-class", "sync", "--threads", "1") as (_, port):
-        stop = threading.Event()
-        trickler = slow_clients(port, 20, 2.0, stop)
-        try:
-            time.sleep(3)
-            with pytest.raises((socket.timeout, TimeoutError, OSError)):
-                request(port, "GET", "/api/v1/variants/generala", timeout=1.5)
-        finally:
-            stop.set()
-            trickler.join()
-
-
 def test_a_request_that_never_completes_is_dropped(tmp_path):
+    """Headers not all there in ANOTADOR_REQUEST_TIMEOUT: dropped by granian. A body not all there: 408."""
     with serve(tmp_path, env={"ANOTADOR_REQUEST_TIMEOUT": "1"}) as (_, port):
         s = socket.create_connection(("127.0.0.1", port), timeout=10)
         s.sendall(b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n")
         t = time.monotonic()
-        assert s.recv(100) == b""  # closed without an answer (the socket's 10 s would raise), no thread was held
-        assert time.monotonic() - t > 0.8
+        out = b""
+        while chunk := s.recv(100):  # closed (the socket's 10 s would raise), no thread was held
+            out += chunk
+        assert time.monotonic() - t > 0.8 and not out.startswith(b"HTTP/1.1 2")
         s.close()
+        with socket.create_connection(("127.0.0.1", port), timeout=10) as s:
+            s.sendall(b"POST /api/v1/score HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+                      b"Content-Length: 40\r\n\r\n{")
+            out = b""
+            while chunk := s.recv(65536):
+                out += chunk
+        head, _, body = out.partition(b"\r\n\r\n")
+        assert head.startswith(b"HTTP/1.1 408 ") and json.loads(body)["status"] == 408, out[:300]
 
 
 def test_a_second_connection_is_served_while_a_body_trickles(tmp_path):
@@ -157,45 +153,3 @@ def test_a_second_connection_is_served_while_a_body_trickles(tmp_path):
         timed_requests(port, 4)  # one worker, one thread: still free (a held thread would keep these 10 s)
         assert unanswered([s]) == 1  # while the body still trickles
         s.close()
-
-
-def test_a_connection_past_its_addresss_share_is_answered_503_not_dropped(tmp_path):
-    """An address with its share of requests still arriving: its next connection gets a 503 problem with
-    Retry-After before it is closed (never a silent close); the others' requests are served as ever."""
-    with serve(tmp_path, env={"ANOTADOR_BUFFERING_PER_ADDRESS": "2"}) as (_, port):
-        trickling = []
-        try:
-            for _ in range(20):  # each worker has its share and more (the kernel spreads them)
-                s = socket.create_connection(("127.0.0.1", port), timeout=10, source_address=("127.0.0.3", 0))
-                s.sendall(b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n")  # and nothing more
-                trickling.append(s)
-            answers = []
-            for _ in range(6):
-                with socket.create_connection(("127.0.0.1", port), timeout=10,
-                                              source_address=("127.0.0.3", 0)) as s:
-                    s.sendall(b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
-                    out = b""
-                    try:
-                        while chunk := s.recv(65536):
-                            out += chunk
-                    except ConnectionResetError:
-                        pass
-                    answers.append(out)
-            refused = [a for a in answers if a.startswith(b"HTTP/1.1 503")]
-            assert all(a.startswith((b"HTTP/1.1 503", b"HTTP/1.1 200")) for a in answers), answers
-            assert refused, answers
-            head, _, body = refused[0].partition(b"\r\n\r\n")
-            assert b"Content-Type: application/problem+json" in head and b"Retry-After: 1" in head
-            assert json.loads(body)["status"] == 503
-            assert request(port, "GET", "/healthz", timeout=10)[0] == 200  # another address: served
-        finally:
-            for s in trickling:
-                s.close()
-
-
-def test_the_worker_reads_its_settings_when_it_starts():
-    from anotador.ops.serving import worker_settings
-
-    assert worker_settings({}) == (10.0, 32)
-    assert worker_settings({"ANOTADOR_REQUEST_TIMEOUT": "2.5", "ANOTADOR_BUFFERING_PER_ADDRESS": "4"}) == (2.5, 4)
-    assert worker_settings({"ANOTADOR_PROXY_HOPS": "1", "ANOTADOR_BUFFERING_PER_ADDRESS": "4"}) == (10.0, 0)

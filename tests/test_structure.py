@@ -19,7 +19,6 @@ SOURCE = ROOT / PACKAGE
 #: (see anotador/support/adapters.py for why each stays). Anything else is a failure.
 ALLOWED = {
     "anotador/support/adapters.py": {"flask_sqlalchemy:_teardown_session", "marshmallow:_hooks"},
-    "anotador/ops/serving.py": {"gunicorn:_DEFER"},
 }
 
 #: Lines a module of the package may have: a reader should take one in at a sitting.
@@ -334,13 +333,13 @@ def test_a_missing_test_tool_skips_the_modules_that_need_it_and_nothing_else(tmp
     assert said == {tool: len(ms) for tool, ms in TOOLS.items() if ms}, out.stdout[-3000:]
 
 
-#: Modules whose job is to be read at start-up: gunicorn's settings file is executed by gunicorn for its values.
-READ_AT_IMPORT = {"anotador/ops/gunicorn_conf.py"}
+#: Modules whose job is to be read at start-up (none now: granian takes its settings on its command line).
+READ_AT_IMPORT: set[str] = set()
 
 
 def test_settings_are_read_when_the_app_or_a_worker_starts_never_at_import():
     """No module reads the environment at import (a module imported once keeps what it read then): the factory
-    reads the settings (anotador/settings.py), the serving worker its own when it starts."""
+    reads the settings (anotador/settings.py), ``anotador serve`` the server's when it starts."""
     found = []
     for path in sorted(SOURCE.rglob("*.py")):
         name = str(path.relative_to(ROOT))

@@ -170,7 +170,7 @@ class Outlooks:
     def warm(self, pause: float = 1.0, give_up: float = WARM_FOR) -> list[str]:
         """Make this worker's outlooks of the built-in rule sets ahead, one after another as their tables come,
         beside the requests (as one asked for them would): a new game's chances then come at once. The
-        variants made; run by a thread of each served worker (gunicorn_conf.post_worker_init)."""
+        variants made; run by a thread of each served worker (anotador/ops/asgi.py:ahead)."""
         left = {key_of(r): r for r in self.tables.builtin.values() if exact_for(r) is None}
         made = []
         deadline = time.monotonic() + give_up

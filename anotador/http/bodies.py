@@ -50,7 +50,7 @@ def read_body() -> bytes:
         return raw
     if length is not None or limit is None or not environ.get("wsgi.input_terminated"):
         return request.get_data(cache=True)  # raises 413 past the limit
-    # A server that ends chunked bodies itself (gunicorn): read the raw
+    # A WSGI server that ends chunked bodies itself (wsgi.input_terminated): read the raw
     # stream, since werkzeug's limited one cannot tell "exactly the limit"
     # from "more".
     raw = environ["wsgi.input"].read(limit + 1)

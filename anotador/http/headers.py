@@ -165,7 +165,7 @@ REQUEST_ID = re.compile(r"[A-Za-z0-9._:-]{1,128}")
 class RequestIds:
     """Every answer carries ``X-Request-ID``: the one the request came with, or a new one, so an access log
     line, the client's report and the proxy's log name the same request. The outermost layer of the app (the
-    poll's fast path included); gunicorn's access log writes it (anotador/ops/gunicorn_conf.py)."""
+    poll's fast path included); the access log writes it (anotador/ops/gate.py)."""
 
     def __init__(self, app) -> None:
         self.app = app

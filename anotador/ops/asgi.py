@@ -3,23 +3,13 @@
 ``granian --interface asgi --factory anotador.ops.asgi:create`` serves it.
 A stream (:mod:`anotador.live.streams`) waits on the loop, so ten thousand
 idle phones cost sockets and coroutines, not threads; every other request
-(reads, writes, the page) is the WSGI app exactly as gunicorn runs it,
-through a2wsgi's thread pool (``THREADS`` per process). This process's feed
-(:mod:`anotador.live.feeds`) starts with it and stops at shutdown.
+(reads, writes, the page) is the WSGI app, read whole first
+(:mod:`anotador.ops.gate`), through a2wsgi's thread pool (``THREADS`` per
+process). This process's feed (:mod:`anotador.live.feeds`) starts with it
+and stops at shutdown.
 
-Run it with ``--workers-kill-timeout`` (30 s, as gunicorn's graceful
-timeout): granian's workers take their signal handlers only once the app
-is made, and a worker told to stop before that (a restart while it starts)
-keeps serving until it is killed. And with ``--backpressure`` at least
-``ANOTADOR_LIVE_STREAMS`` (and ``--backlog`` to match): granian answers at
-most that many requests at once per worker, a stream counting as one for
-as long as it lasts; its default (the backlog, 1024, over the workers)
-held about a thousand phones in all (``bench/live.py``). And with
-``--http1-buffer-size 8192``, the smallest granian takes: a connection's
-buffers grow to the largest it allows, and at granian's default an idle
-stream cost about 32 KiB of the server's memory, at 8192 about 21
-(``bench/stream_memory.py``); headers past 8 KiB are refused (431), as
-gunicorn and nginx refuse them by default.
+``anotador serve`` runs it with the options of :mod:`anotador.ops.serving`,
+each with its reason (the kill timeout, the backpressure, the buffer size).
 
 granian's ``receive`` returns an awaitable that is not a coroutine, and
 a2wsgi hands it to ``asyncio.run_coroutine_threadsafe``, which wants one:
@@ -31,6 +21,8 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
+import threading
+import time
 from typing import Any, Mapping
 
 from a2wsgi import WSGIMiddleware
@@ -41,6 +33,7 @@ from ..extensions import db
 from ..live import feeds
 from ..live.changes import Changes
 from ..live.streams import Streams
+from . import gate
 
 
 class Live:
@@ -53,6 +46,10 @@ class Live:
         self.feed = feeds.start(url, self.changes, engine_options(flask_app.config).get("connect_args"))
         self.streams = Streams(flask_app, self.changes)
         self.wsgi = WSGIMiddleware(flask_app, workers=threads)
+        self.body_limit = int(flask_app.config.get("MAX_CONTENT_LENGTH") or 16 * 1024)
+        self.request_timeout = float(flask_app.config.get("REQUEST_TIMEOUT") or gate.REQUEST_TIMEOUT)
+        self.outlooks = flask_app.extensions.get("anotador.outlooks")
+        gate.log_to_stderr()
 
     async def __call__(self, scope: dict, receive, send) -> None:
         if scope["type"] == "lifespan":
@@ -63,13 +60,28 @@ class Live:
         key = self.streams.wanted(scope)
         if key is not None and await self.streams(scope, receive, send, key):
             return
-        await self.wsgi(scope, _coroutine(receive), send)
+        logged = gate.Logged(scope, send)
+        try:
+            refused = gate.refusal(scope)
+            if refused is not None:
+                for message in refused:
+                    await logged(message)
+                return
+            read = await gate.whole(scope, _coroutine(receive), self.body_limit, self.request_timeout)
+            if read is None:
+                await gate.too_slow(logged)
+                return
+            await self.wsgi(*read, logged)
+        finally:
+            logged.write()
 
     async def _lifespan(self, receive, send) -> None:
         while True:
             message = await receive()
             if message["type"] == "lifespan.startup":
                 self._end_streams_on_signals(asyncio.get_running_loop())
+                _stop_when_orphaned(os.getppid())
+                ahead(self.outlooks)
                 await send({"type": "lifespan.startup.complete"})
             elif message["type"] == "lifespan.shutdown":
                 self.feed.stop()
@@ -93,6 +105,24 @@ class Live:
                     before(signum, frame)
 
             signal.signal(number, ending)
+
+
+def ahead(outlooks) -> None:
+    """Make the built-in rule sets' chances ahead, by a thread beside the requests (when the advisor builds
+    ahead): a new game's first figures then come at once."""
+    if outlooks is not None and outlooks.tables.ahead:
+        threading.Thread(target=outlooks.warm, daemon=True, name="outlooks ahead").start()
+
+
+def _stop_when_orphaned(parent: int, every: float = 1.0) -> None:
+    """SIGTERM this worker once its parent is gone (``kill -9`` of granian's main process): it then finishes
+    what is in flight and exits, and lets go of the port, where it would otherwise serve on unwatched."""
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(every)
+        os.kill(os.getpid(), signal.SIGTERM)
+
+    threading.Thread(target=watch, daemon=True, name="orphan watch").start()
 
 
 def _coroutine(receive):

@@ -19,18 +19,19 @@ from ..settings import SettingsError
 @click.command("serve", context_settings={"ignore_unknown_options": True, "allow_extra_args": True})
 @click.option("--lan", is_flag=True, help="Listen on every interface and print the address (and a QR code) "
                                           "phones on the same network should open.")
-@click.argument("gunicorn_args", nargs=-1, type=click.UNPROCESSED)
-def serve(lan: bool, gunicorn_args: tuple[str, ...]) -> None:
-    """Upgrade the database's schema, then serve with gunicorn (:mod:`anotador.ops.gunicorn_conf`).
+@click.argument("granian_args", nargs=-1, type=click.UNPROCESSED)
+def serve(lan: bool, granian_args: tuple[str, ...]) -> None:
+    """Upgrade the database's schema, then serve with granian (:mod:`anotador.ops.serving`).
 
-    PORT (8000), WORKERS (2), THREADS (4) and BIND come from the
-    environment; other arguments go to gunicorn.
+    PORT (8000), WORKERS (2), THREADS (8) and BIND come from the
+    environment; other arguments go to granian.
     """
     from flask_migrate import upgrade
 
     from ..app import create_app
     from ..extensions import MIGRATIONS
     from .lan import announce
+    from .serving import address, command, listening, refuse_taken
 
     port = os.environ.get("PORT", "8000")
     if lan:
@@ -39,11 +40,14 @@ def serve(lan: bool, gunicorn_args: tuple[str, ...]) -> None:
             os.environ.setdefault("BIND", f"0.0.0.0:{port}")
             os.environ["ANOTADOR_LAN_URL"] = url
     os.environ.setdefault("BIND", f"127.0.0.1:{port}")
+    host, number = address(os.environ)
+    refuse_taken(host, number)
     app = create_app()
     with app.app_context():
-        upgrade(directory=str(MIGRATIONS))  # an unreachable database: one line (main), not gunicorn's start
-    os.execv(sys.executable, [sys.executable, "-m", "gunicorn", "-c", "python:anotador.ops.gunicorn_conf",
-                              *gunicorn_args, "anotador:create_app()"])
+        upgrade(directory=str(MIGRATIONS))  # an unreachable database: one line (main), not the server's start
+    print(listening(host, number), file=sys.stderr, flush=True)
+    argv = command(os.environ, granian_args)
+    os.execv(argv[0], argv)
 
 
 def version() -> str:

@@ -12,15 +12,9 @@ The adapters, and the decision on each private use found in the code:
   scoped session's registry). No public hook says "this request opened no
   session". Kept while ``/score`` needs it to stay above 0.9 x the bare
   echo (docs/speed.md).
-- :mod:`anotador.ops.serving` (gunicorn's threaded worker: ``TConn``,
-  ``enqueue_req``, ``keepalived_conns``, the parser's unreader and
-  ``_DEFER``). Whole requests are read before a thread sees them, so a
-  trickling client costs a socket, not a thread, with no proxy in front.
-  gunicorn has no public hook for it. ``bench/slow_servers.py`` measures it
-  against gthread, granian and waitress: granian, through its documented
-  settings only, meets every slow-client line and loses no request on
-  SIGTERM (ARCHITECTURE.md, known debts: the switch is next). Until then
-  gunicorn stays pinned below its next major version.
+- gunicorn's threaded worker is no longer reached into: Anotador is served
+  by granian through its documented settings (:mod:`anotador.ops.serving`),
+  and the body is read on its event loop by :mod:`anotador.ops.gate`.
 - :func:`schema_hooks` (marshmallow: a schema's ``_hooks``).
   :class:`anotador.api.schemas.FastLoader` loads well-formed bodies without
   marshmallow's machinery (a score costs less than marshmallow's load) and

@@ -1,0 +1,146 @@
+"""Requests read whole on the event loop before a thread takes them, and a line for each in the access log.
+
+The WSGI app runs in a small pool of threads (:mod:`anotador.ops.asgi`).
+A client trickling its body would hold one of them for as long as it
+trickles, so the body is read here first, on the loop, where a slow
+client costs a socket and a coroutine: a request not whole within
+``REQUEST_TIMEOUT`` seconds (10) is answered 408 and closed. granian
+drops a client whose headers take longer than its
+``--http1-header-read-timeout`` (:mod:`anotador.ops.serving`).
+
+The limits gunicorn used to set for the request line and the number of
+header fields are kept here, answered as the app answers everything: a
+problem document. A body longer than ``MAX_CONTENT_LENGTH`` is read
+one byte past it and no further; the app then refuses it (413).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import time
+from typing import Awaitable, Callable
+
+#: The longest request line (method, target, version) and the most header fields a request may have; a
+#: phone's are far below either.
+REQUEST_LINE = 4094
+HEADER_FIELDS = 50
+#: Seconds a client has to send its body (``ANOTADOR_REQUEST_TIMEOUT``).
+REQUEST_TIMEOUT = 10.0
+
+access = logging.getLogger("anotador.access")
+
+
+def _problem(status: int, reason: str, detail: str) -> tuple[dict, dict]:
+    body = json.dumps({"type": "about:blank", "title": reason, "status": status,
+                       "detail": f"The server could not read this request: {detail}"}).encode()
+    start = {"type": "http.response.start", "status": status, "headers": [
+        (b"content-type", b"application/problem+json"), (b"content-length", str(len(body)).encode()),
+        (b"connection", b"close"), (b"cache-control", b"no-store"), (b"x-content-type-options", b"nosniff")]}
+    return start, {"type": "http.response.body", "body": body}
+
+
+def refusal(scope: dict) -> tuple[dict, dict] | None:
+    """The problem a request gets before the app sees it (its line or its header fields too many), or None."""
+    line = len(scope["method"]) + len(scope.get("raw_path") or scope["path"].encode()) + 10
+    if scope.get("query_string"):
+        line += 1 + len(scope["query_string"])
+    if line > REQUEST_LINE:
+        return _problem(414, "Request-URI Too Long", f"its request line is longer than {REQUEST_LINE} bytes")
+    if len(scope["headers"]) > HEADER_FIELDS:
+        return _problem(431, "Request Header Fields Too Large", f"it has more than {HEADER_FIELDS} header fields")
+    return None
+
+
+async def whole(scope: dict, receive: Callable[[], Awaitable[dict]], limit: int,
+                seconds: float) -> tuple[dict, Callable[[], Awaitable[dict]]] | None:
+    """Read the body (up to ``limit`` + 1 bytes) within ``seconds``; return the scope with the body's length
+    in its headers (a chunked body's too) and a ``receive`` that replays it, or None when the client took
+    too long or left."""
+    chunks: list[bytes] = []
+    size = 0
+
+    async def read() -> bool:
+        nonlocal size
+        while True:
+            message = await receive()
+            if message["type"] == "http.disconnect":
+                return False
+            chunks.append(message.get("body", b""))
+            size += len(chunks[-1])
+            if not message.get("more_body") or size > limit:
+                return True
+
+    try:
+        if not await asyncio.wait_for(read(), seconds):
+            return None
+    except asyncio.TimeoutError:
+        return None
+    body = b"".join(chunks)
+    sent = False
+
+    async def replay() -> dict:
+        nonlocal sent
+        if not sent:
+            sent = True
+            return {"type": "http.request", "body": body, "more_body": False}
+        return await receive()  # after the body: the client's disconnect, when it comes
+
+    if body or scope["method"] in ("POST", "PUT", "PATCH"):
+        headers = [(k, v) for k, v in scope["headers"] if k not in (b"content-length", b"transfer-encoding")]
+        scope = {**scope, "headers": [*headers, (b"content-length", str(len(body)).encode())]}
+    return scope, replay
+
+
+async def too_slow(send) -> None:
+    """A body that did not arrive in time: 408, then the connection closes."""
+    start, body = _problem(408, "Request Timeout", "its body did not arrive in time")
+    await send(start)
+    await send(body)
+
+
+class Logged:
+    """``send`` wrapped to note the status and the bytes, and to write the access line once the answer is sent:
+    who, what, the status, the bytes, the milliseconds and the request's id (``X-Request-ID``)."""
+
+    def __init__(self, scope: dict, send) -> None:
+        self.scope, self.inner = scope, send
+        self.started = time.perf_counter()
+        self.status, self.size, self.id = 0, 0, "-"
+
+    async def __call__(self, message: dict) -> None:
+        if message["type"] == "http.response.start":
+            self.status = message["status"]
+            for name, value in message.get("headers", ()):
+                if name.lower() == b"x-request-id":
+                    self.id = value.decode("latin-1")
+        elif message["type"] == "http.response.body":
+            self.size += len(message.get("body", b""))
+        await self.inner(message)
+
+    def write(self) -> None:
+        if not access.isEnabledFor(logging.INFO):
+            return
+        scope = self.scope
+        client = (scope.get("client") or ("-",))[0]
+        target = scope.get("raw_path", scope["path"].encode()).decode("latin-1")
+        if scope.get("query_string"):
+            target += "?" + scope["query_string"].decode("latin-1")
+        if len(target) > 300:  # a hostile target need not fill the log
+            target = target[:300] + "…"
+        agent = next((v.decode("latin-1") for k, v in scope["headers"] if k == b"user-agent"), "-")
+        ms = round((time.perf_counter() - self.started) * 1000)
+        access.info('%s "%s %s HTTP/%s" %s %s %sms id=%s "%s"', client, scope["method"], target,
+                    scope.get("http_version", "1.1"), self.status, self.size, ms, self.id, agent)
+
+
+def log_to_stderr() -> None:
+    """The access log's lines on standard error, whatever granian did to the logging set-up."""
+    if not access.handlers:
+        handler = logging.StreamHandler()
+        handler.setFormatter(logging.Formatter("%(message)s"))
+        access.addHandler(handler)
+    access.setLevel(logging.INFO)
+    access.propagate = False
+
