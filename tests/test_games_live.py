@@ -94,11 +94,14 @@ def test_nothing_acknowledged_is_lost_when_the_server_is_killed(db_url):
 
 
 @pytest.mark.parametrize("poll_every", [1.0])
-def test_twenty_watchers_see_a_turn_within_two_seconds(db_url, poll_every):
+def test_twenty_watchers_see_a_turn_on_their_next_poll(db_url, poll_every):
+    """Every poll sent once the turn's answer came back brings the turn: none is answered from an older
+    version (a stale 304), whichever worker takes it. Counted in polls, not seconds: a loaded machine
+    slows the polls, not what they bring."""
     with gunicorn("wsgi:app", workers=2, env={"DATABASE_URL": db_url}) as srv:
         game, auth = create(srv.port)
-        seen: dict[int, float] = {}
-        counts = {"304": 0, "200": 0}
+        seen: set[int] = set()
+        polls: list[tuple[float, int, int]] = []  # (sent at, watcher, version brought or 0 for a 304)
         stop = threading.Event()
         lock = threading.Lock()
 
@@ -107,27 +110,30 @@ def test_twenty_watchers_see_a_turn_within_two_seconds(db_url, poll_every):
             etag = headers["ETag"]
             time.sleep(poll_every * i / 20)  # phones do not poll in step
             while not stop.is_set():
+                sent = time.monotonic()
                 status, headers, body = request(srv.port, "GET", f"/api/v1/games/{game}", None,
                                                 {"If-None-Match": etag})
                 with lock:
-                    counts[str(status)] = counts.get(str(status), 0) + 1
+                    polls.append((sent, i, body["version"] if status == 200 else 0))
                 if status == 200 and body["version"] == 2:
-                    seen[i] = time.monotonic()
+                    seen.add(i)
                     return
                 time.sleep(poll_every)
 
         watchers = [threading.Thread(target=watch, args=(i,)) for i in range(20)]
         for t in watchers:
             t.start()
-        time.sleep(2.5)  # every watcher has polled and got 304s
-        assert counts["304"] >= 20
-        t0 = time.monotonic()
+        deadline = time.monotonic() + 60
+        while len({i for _, i, _ in polls}) < 20 and time.monotonic() < deadline:
+            time.sleep(0.1)  # every watcher has polled and got a 304
+        assert len({i for _, i, _ in polls}) == 20
         status, _, _ = request(srv.port, "POST", f"/api/v1/games/{game}/turns",
                                {"player": 0, "category": "ones", "scratch": True}, auth)
+        answered = time.monotonic()
         assert status == 201
         for t in watchers:
-            t.join(timeout=5)
+            t.join(timeout=60)
         stop.set()
         assert len(seen) == 20, f"only {len(seen)} of 20 watchers saw the turn"
-        lag = max(seen.values()) - t0
-        assert lag < 2.0, f"the slowest watcher saw the turn after {lag:.2f}s"
+        after = [(i, version) for sent, i, version in polls if sent > answered]
+        assert after and all(version == 2 for _, version in after), after
