@@ -11,6 +11,7 @@ Domain and database errors answer through the table of
 from __future__ import annotations
 
 import json
+from http import HTTPStatus
 from typing import Any, Iterable, Mapping
 
 from flask import Flask, Response, current_app, request
@@ -97,6 +98,18 @@ def problem(status: int, title: str, detail: str, type_: str = "about:blank",
     for name, value in headers:
         response.headers[name] = value
     return response
+
+
+async def send_problem(send, status: int, detail: str, type_: str = "about:blank",
+                       headers: Iterable[tuple[bytes, bytes]] = ()) -> None:
+    """Send a problem document through an ASGI ``send``, then close: for answers made before (or beside)
+    Flask, by the live streams and the request gate."""
+    body = json.dumps({"type": type_, "title": HTTPStatus(status).phrase, "status": status,
+                       "detail": detail}).encode()
+    await send({"type": "http.response.start", "status": status,
+                "headers": [(b"content-type", PROBLEM.encode()), (b"content-length", str(len(body)).encode()),
+                            *headers, (b"cache-control", b"no-store"), (b"connection", b"close")]})
+    await send({"type": "http.response.body", "body": body, "more_body": False})
 
 
 def render(exc: Problem) -> Response:

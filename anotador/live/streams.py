@@ -20,16 +20,14 @@ untrusted Host) goes on to the app, whose view answers it as for any server.
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import random
 import re
 from collections import Counter
-from http import HTTPStatus
 from typing import Any, Awaitable, Callable
 
 from .. import sheets
-from ..http.errors import PROBLEM, TYPE_BASE
+from ..http.errors import TYPE_BASE, send_problem
 from ..sheets.reads import GAME_ID
 from . import HEADERS, game_key, last_seen, mesa_key, opening, version_event
 from .changes import Changes
@@ -206,9 +204,4 @@ class Streams:
 
 async def refuse(send: Send, status: int, kind: str, detail: str) -> None:
     """A problem document (RFC 9457) with Retry-After, for a stream past its bounds."""
-    body = json.dumps({"type": TYPE_BASE + kind, "title": HTTPStatus(status).phrase, "status": status,
-                       "detail": detail}).encode()
-    await send({"type": "http.response.start", "status": status,
-                "headers": [(b"content-type", PROBLEM.encode()), (b"content-length", str(len(body)).encode()),
-                            (b"retry-after", b"30"), (b"cache-control", b"no-store"), (b"connection", b"close")]})
-    await send({"type": "http.response.body", "body": body, "more_body": False})
+    await send_problem(send, status, detail, TYPE_BASE + kind, [(b"retry-after", b"30")])

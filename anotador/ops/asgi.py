@@ -64,12 +64,11 @@ class Live:
         try:
             refused = gate.refusal(scope)
             if refused is not None:
-                for message in refused:
-                    await logged(message)
+                await gate.refuse(logged, *refused)
                 return
             read = await gate.whole(scope, _coroutine(receive), self.body_limit, self.request_timeout)
             if read is None:
-                await gate.too_slow(logged)
+                await gate.refuse(logged, 408, "its body did not arrive in time")
                 return
             await self.wsgi(*read, logged)
         finally:

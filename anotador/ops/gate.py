@@ -17,10 +17,11 @@ one byte past it and no further; the app then refuses it (413).
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import time
 from typing import Awaitable, Callable
+
+from ..http.errors import send_problem
 
 #: The longest request line (method, target, version) and the most header fields a request may have; a
 #: phone's are far below either.
@@ -32,25 +33,24 @@ REQUEST_TIMEOUT = 10.0
 access = logging.getLogger("anotador.access")
 
 
-def _problem(status: int, reason: str, detail: str) -> tuple[dict, dict]:
-    body = json.dumps({"type": "about:blank", "title": reason, "status": status,
-                       "detail": f"The server could not read this request: {detail}"}).encode()
-    start = {"type": "http.response.start", "status": status, "headers": [
-        (b"content-type", b"application/problem+json"), (b"content-length", str(len(body)).encode()),
-        (b"connection", b"close"), (b"cache-control", b"no-store"), (b"x-content-type-options", b"nosniff")]}
-    return start, {"type": "http.response.body", "body": body}
-
-
-def refusal(scope: dict) -> tuple[dict, dict] | None:
-    """The problem a request gets before the app sees it (its line or its header fields too many), or None."""
+def refusal(scope: dict) -> tuple[int, str] | None:
+    """The status and the reason a request is refused before the app sees it (its line too long, its header
+    fields too many), or None."""
     line = len(scope["method"]) + len(scope.get("raw_path") or scope["path"].encode()) + 10
     if scope.get("query_string"):
         line += 1 + len(scope["query_string"])
     if line > REQUEST_LINE:
-        return _problem(414, "Request-URI Too Long", f"its request line is longer than {REQUEST_LINE} bytes")
+        return 414, f"its request line is longer than {REQUEST_LINE} bytes"
     if len(scope["headers"]) > HEADER_FIELDS:
-        return _problem(431, "Request Header Fields Too Large", f"it has more than {HEADER_FIELDS} header fields")
+        return 431, f"it has more than {HEADER_FIELDS} header fields"
     return None
+
+
+async def refuse(send, status: int, why: str) -> None:
+    """A request the server could not read (a refusal above, or a body too slow: 408), as a problem document;
+    the connection closes."""
+    await send_problem(send, status, f"The server could not read this request: {why}",
+                       headers=[(b"x-content-type-options", b"nosniff")])
 
 
 async def whole(scope: dict, receive: Callable[[], Awaitable[dict]], limit: int,
@@ -91,13 +91,6 @@ async def whole(scope: dict, receive: Callable[[], Awaitable[dict]], limit: int,
         headers = [(k, v) for k, v in scope["headers"] if k not in (b"content-length", b"transfer-encoding")]
         scope = {**scope, "headers": [*headers, (b"content-length", str(len(body)).encode())]}
     return scope, replay
-
-
-async def too_slow(send) -> None:
-    """A body that did not arrive in time: 408, then the connection closes."""
-    start, body = _problem(408, "Request Timeout", "its body did not arrive in time")
-    await send(start)
-    await send(body)
 
 
 class Logged:
