@@ -208,6 +208,43 @@ def test_after_kill_9_of_the_main_process_the_next_serve_starts_and_serves(tmp_p
     assert failures == []
 
 
+def catches_sigterm(pid: int) -> bool | None:
+    """Whether ``pid`` has a handler for SIGTERM (None: the process is gone)."""
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return None
+    caught = int(re.search(r"^SigCgt:\s*([0-9a-f]+)$", status, re.M).group(1), 16)
+    return bool(caught & (1 << (signal.SIGTERM - 1)))
+
+
+def importing(pid: int) -> bool:
+    """Whether ``pid`` has begun importing the app: numpy is mapped (granian's main process never loads it)."""
+    try:
+        return "numpy" in Path(f"/proc/{pid}/maps").read_text()
+    except OSError:
+        return False
+
+
+def test_a_stop_while_the_workers_start_ends_them_at_once(tmp_path):
+    """SIGTERM while the workers still import the app ends them then, and the server exits: a forked worker
+    inherits the main process's handler, which only notes the stop, and served on until the kill timeout."""
+    with serve(tmp_path, wait=False) as (proc, _):
+        deadline = time.monotonic() + 60
+        while True:  # both workers importing the app (numpy loaded): their start takes seconds, the poll 5 ms
+            workers = worker_pids(proc.pid)
+            if len(workers) == 2 and all(importing(w) for w in workers):
+                break
+            assert time.monotonic() < deadline and proc.poll() is None, proc_log(proc)
+            time.sleep(0.005)
+        assert not any(catches_sigterm(w) for w in workers), "a starting worker keeps the inherited handler"
+        os.killpg(proc.pid, signal.SIGTERM)
+        proc.wait(timeout=60)
+        log = proc_log(proc)
+    assert "refused to gracefully stop" not in log and "Killing worker" not in log, log
+    assert "Granian shutdown completed" in log
+
+
 def _alive(pid: int) -> bool:
     try:
         with open(f"/proc/{pid}/stat") as f:

@@ -18,22 +18,42 @@ a2wsgi hands it to ``asyncio.run_coroutine_threadsafe``, which wants one:
 
 from __future__ import annotations
 
-import asyncio
-import os
+import multiprocessing
 import signal
-import threading
-import time
-from typing import Any, Mapping
 
-from a2wsgi import WSGIMiddleware
 
-from ..app import create_app
-from ..config import engine_options
-from ..extensions import db
-from ..live import feeds
-from ..live.changes import Changes
-from ..live.streams import Streams
-from . import gate
+def _stop_at_once_while_starting() -> None:
+    """In a server's worker process, SIGTERM and SIGINT end it at once until the server sets its own handlers.
+
+    granian forks its workers, and a fork inherits the main process's
+    handler, which only raises a flag in the worker's copy of the server:
+    a worker asked to stop while it imports the app (most of its start)
+    would then serve on until the kill timeout. This runs at import, before
+    the imports that take that time; granian's handlers replace it once the
+    worker serves.
+    """
+    if multiprocessing.parent_process() is not None:
+        for number in (signal.SIGTERM, signal.SIGINT):
+            signal.signal(number, signal.SIG_DFL)
+
+
+_stop_at_once_while_starting()
+
+import asyncio  # noqa: E402  (the imports below are the start that a stop must be able to cut)
+import os  # noqa: E402
+import threading  # noqa: E402
+import time  # noqa: E402
+from typing import Any, Mapping  # noqa: E402
+
+from a2wsgi import WSGIMiddleware  # noqa: E402
+
+from ..app import create_app  # noqa: E402
+from ..config import engine_options  # noqa: E402
+from ..extensions import db  # noqa: E402
+from ..live import feeds  # noqa: E402
+from ..live.changes import Changes  # noqa: E402
+from ..live.streams import Streams  # noqa: E402
+from . import gate  # noqa: E402
 
 
 class Live:

@@ -27,8 +27,7 @@ from typing import Mapping, Sequence
 OPTIONS = (
     "--interface", "asgi", "--factory", "--no-ws",
     # SIGTERM: stop accepting, answer what is in flight, end the streams; a worker still busy after this
-    # many seconds is killed. Its signal handlers come only once the app is made (2-3 s): a worker told
-    # to stop before that would otherwise serve on forever.
+    # many seconds is killed. (A worker stopped while it starts ends at once: anotador/ops/asgi.py.)
     "--workers-kill-timeout", "20",
     # A worker that dies is started again.
     "--respawn-failed-workers",
