@@ -153,7 +153,7 @@ def read_table(path: str, rules: "RuleSet"):
     values = np.memmap(path, dtype="<f8", mode="r", offset=start, shape=(wanted["states"],))
     if hashlib.sha256(memoryview(values)).hexdigest() != header.get("sha256"):
         raise CorruptTable(f"{path}'s values do not match their checksum")
-    # a plain array over the same mapped pages: numpy's memmap wraps every index in Python (2-3 us a lookup)
+    # a plain array over the same mapped pages: numpy's memmap wraps every index in Python
     return values.view(np.ndarray)
 
 

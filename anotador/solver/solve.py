@@ -52,10 +52,10 @@ if TYPE_CHECKING:  # pragma: no cover
 SOLVER_VERSION = 1
 GROUP = 5
 #: States per batch, for five dice (ten dice: as many floats a row, so fewer states): a batch's arrays stay
-#: near 8 MiB, a build's peak memory under 64 MiB; 4096 was no faster and took 100 MiB more (bench/advice.py).
+#: small and a build's peak memory bounded; larger batches were no faster and took more (bench/advice.py).
 CHUNK = 512
 #: States whose keeps a build weighs at once: a keep's and a roll's rows of 256 states (2 KB each) keep the
-#: lattice's arrays in a core's cache, where 512 spill (a best keep 20 % slower a state, bench/advice.py).
+#: lattice's arrays in a core's cache, where 512 spill (bench/advice.py measures it).
 LATTICE = 256
 #: Ten dice: states whose splits are weighed at once (a state's pairs of groups are 63,504 floats, 0.5 MB).
 SPLITS = 4
