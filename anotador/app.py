@@ -121,6 +121,7 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
         app.config.from_mapping(test_config)
     settings.check(app.config)
     settings.check_driver(app.config["SQLALCHEMY_DATABASE_URI"])
+    settings.check_metrics(app.config)
     if not app.config.get("SECRET_KEY"):
         app.config["SECRET_KEY"] = config.secret_key(app.instance_path)
     app.config["SQLALCHEMY_ENGINE_OPTIONS"] = config.engine_options(app.config)
@@ -160,6 +161,10 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     from . import web
 
     web.init_app(app)
+    if app.config.get("METRICS"):  # once every route is known: requests are counted by route
+        from .ops import metrics  # prometheus_client takes a while to import: only when asked for
+
+        metrics.init_app(app)
 
     # The poll (a 304 for an unchanged game) is answered before Flask: anotador/api/polls.py.
     app.wsgi_app = Polls(app.wsgi_app, app)  # type: ignore[method-assign]

@@ -109,6 +109,12 @@ class Defaults:
     #: Seconds a stream lasts before the browser is asked to open a new one (perhaps on another server).
     LIVE_STREAM_SECONDS = 3600.0
 
+    # -- watching it (anotador/ops/metrics.py, anotador/ops/gate.py)
+    #: Serve GET /metrics in Prometheus's text format (keep it from the internet: deploy/nginx answers 404).
+    METRICS = False
+    #: The access log's lines: "text" (one line as nginx writes it) or "json" (one object a line).
+    LOG_FORMAT = "text"
+
     # -- behind a proxy
     #: How many proxies in front to trust for X-Forwarded-For/-Proto/-Host/
     #: -Prefix (0: none; the peer is the client).

@@ -23,9 +23,10 @@ class SettingsError(ValueError):
 
 
 class Setting(NamedTuple):
-    kind: str          # "int", "number", "bool", "str", "hosts"
+    kind: str          # "int", "number", "bool", "str", "hosts", "choice"
     low: float = 0     # the least value a number may take
     optional: bool = False  # None (unset) allowed
+    choices: tuple[str, ...] = ()  # a "choice": the words it takes
 
 
 #: The settings the service reads, by name (without ``ANOTADOR_``). Defaults: :class:`anotador.config.Defaults`.
@@ -69,12 +70,15 @@ SETTINGS: dict[str, Setting] = {
     "LAN_URL": Setting("str", optional=True),
     "CORS_ORIGINS": Setting("hosts", optional=True),
     "SECRET_KEY": Setting("str", optional=True),
+    # GET /metrics for Prometheus (anotador/ops/metrics.py), and the access log's form
+    "METRICS": Setting("bool"),
+    "LOG_FORMAT": Setting("choice", choices=("text", "json")),
     # how long a client has to send its body (anotador/ops/gate.py)
     "REQUEST_TIMEOUT": Setting("number", 0.5, optional=True),
 }
 
 _TRUE, _FALSE = {"1", "true", "yes", "on"}, {"0", "false", "no", "off", ""}
-_SAYS = {"int": "a whole number", "number": "a number", "bool": "true or false", "str": "text",
+_SAYS = {"int": "a whole number", "number": "a number", "bool": "true or false", "str": "text", "choice": "",
          "hosts": "host names, comma-separated or a JSON list"}
 
 
@@ -93,6 +97,8 @@ def parse(name: str, raw: str, source: str) -> Any:
     try:
         if setting.kind == "str":
             return raw
+        if setting.kind == "choice":
+            return text.lower()
         if setting.kind == "hosts":
             return json.loads(text) if text.startswith("[") else text
         if setting.kind == "bool":
@@ -122,6 +128,8 @@ def check(config: Mapping[str, Any], prefix: str = "ANOTADOR_") -> None:
             raise _error(source, setting, value)
         elif setting.kind == "str" and not isinstance(value, str):
             raise _error(source, setting, value)
+        elif setting.kind == "choice" and value not in setting.choices:
+            raise _error(source, setting, value)
         elif setting.kind == "hosts" and not (isinstance(value, str) or (
                 isinstance(value, (list, tuple)) and all(isinstance(h, str) for h in value))):
             raise _error(source, setting, value)
@@ -131,6 +139,8 @@ def _error(source: str, setting: Setting, value: Any) -> SettingsError:
     says = _SAYS[setting.kind]
     if setting.kind in ("int", "number"):
         says += f" of at least {setting.low:g}"
+    if setting.kind == "choice":
+        says = " or ".join(setting.choices)
     return SettingsError(f"{source} must be {says}, not {value!r}.")
 
 
@@ -140,6 +150,13 @@ def check_driver(url: str) -> None:
     if url.startswith("postgresql") and importlib.util.find_spec("psycopg") is None:
         raise SettingsError("DATABASE_URL names PostgreSQL, whose driver is not installed here: "
                             "pip install 'anotador[postgres]' (in a checkout: pip install -e '.[postgres]').")
+
+
+def check_metrics(config: Mapping[str, Any]) -> None:
+    """``ANOTADOR_METRICS`` on without prometheus_client installed is a wrong setting (one line)."""
+    if config.get("METRICS") and importlib.util.find_spec("prometheus_client") is None:
+        raise SettingsError("ANOTADOR_METRICS is on, but prometheus_client is not installed here: "
+                            "pip install 'anotador[metrics]' (in a checkout: pip install -e '.[metrics]').")
 
 
 def home(environ: Mapping[str, str]) -> str | None:

@@ -24,7 +24,7 @@ if [ ! -x "$VENV/bin/python" ]; then
 fi
 EXTRAS="${EXTRAS:-}"
 # One stamp per pyproject.toml, listing the extras installed with it: the
-# dev extra holds every other (postgres, lan), so scripts/serve after
+# dev extra holds every other (postgres, lan, metrics), so scripts/serve after
 # scripts/test installs nothing.
 stamp="$VENV/.installed-$(sha256sum pyproject.toml | cut -c1-16)"
 if ! { [ -f "$stamp" ] && { grep -qxF -- "${EXTRAS:-[]}" "$stamp" || grep -qxF -- "[dev]" "$stamp"; }; }; then

@@ -120,7 +120,10 @@ def stack(tmp_path_factory, request):
     for p in ports:
         env = {**os.environ, "BIND": f"127.0.0.1:{p}", "WORKERS": "2", "DATABASE_URL": pg,
                "ANOTADOR_PROXY_HOPS": "1", "ANOTADOR_TRUSTED_HOSTS": f"{HOST},127.0.0.1",
-               "ANOTADOR_SECRET_KEY": SECRET, "ANOTADOR_GAMES_PER_MINUTE": "0"}
+               "ANOTADOR_SECRET_KEY": SECRET, "ANOTADOR_GAMES_PER_MINUTE": "0",
+               # what anotador serve does for its workers' figures (anotador/ops/metrics.py)
+               "ANOTADOR_METRICS": "true", "PROMETHEUS_MULTIPROC_DIR": str(tmp / f"metrics-{p}")}
+        os.makedirs(env["PROMETHEUS_MULTIPROC_DIR"])
         log = open(tmp / f"server-{p}.log", "wb")
         procs.append(subprocess.Popen(command(env), cwd=ROOT, env=env, stdout=log, stderr=log,
                                       start_new_session=True))
@@ -277,6 +280,15 @@ def test_text_is_compressed_and_limits_answer_as_problems(stack):
     policy = re.fullmatch(r'"(create|heavy|api)";q=(\d+);w=(\d+)', headers["RateLimit-Policy"])
     assert policy, headers
     assert headers["RateLimit"] == f'"{policy.group(1)}";r=0;t={headers["Retry-After"]}'
+
+
+@pytest.mark.parametrize("path", ["/metrics", "/METRICS/", "//metrics"])
+def test_the_metrics_are_kept_from_the_internet_and_scraped_on_the_app_port(stack, path):
+    status, headers, problem = call(stack["port"], "GET", path)
+    assert status == 404 and headers["Content-Type"] == "application/problem+json" and problem["status"] == 404
+    status, headers, text = call(stack["upstreams"][0], "GET", "/metrics", headers={"Host": "127.0.0.1"})
+    assert status == 200 and headers["Content-Type"].startswith("text/plain")
+    assert b"anotador_requests_total{" in text
 
 
 @pytest.mark.parametrize(("request_bytes", "status"), [

@@ -66,23 +66,30 @@ def venv(dist, tmp_path_factory) -> Path:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("ANOTADOR_", "PYTHON"))}
     PLAIN["modules"] = subprocess.run(
         [str(where / "bin" / "python"), "-c", "import importlib.util as u; "
-         "print(*(m for m in ('psycopg', 'segno', 'yaml') if u.find_spec(m)))"], capture_output=True, text=True,
+         "print(*(m for m in ('psycopg', 'segno', 'yaml', 'prometheus_client') if u.find_spec(m)))"], capture_output=True, text=True,
         env=env, cwd=where)
     PLAIN["postgres"] = subprocess.run([str(where / "bin" / "anotador"), "db", "upgrade"], capture_output=True,
                                        text=True, env=env | {"DATABASE_URL": "postgresql://nobody@127.0.0.1/none"},
                                        cwd=where)
-    subprocess.run([*pip, f"{wheel}[postgres]"], check=True, capture_output=True)
+    PLAIN["metrics"] = subprocess.run([str(where / "bin" / "anotador"), "db", "upgrade"], capture_output=True,
+                                      text=True, cwd=where, env=env | {"ANOTADOR_METRICS": "true",
+                                                                       "DATABASE_URL": f"sqlite:///{where}/m.sqlite"})
+    subprocess.run([*pip, f"{wheel}[postgres,metrics]"], check=True, capture_output=True)
     return where
 
 
 def test_a_plain_install_has_no_database_driver_but_sqlites_and_says_which_extra(venv):
-    """psycopg's binary (PostgreSQL), segno (the LAN's QR code) and PyYAML (the tests') are extras: a server on
-    SQLite installs none of them, and a PostgreSQL URL without its driver is one line naming the extra."""
+    """psycopg's binary (PostgreSQL), segno (the LAN's QR code), prometheus_client (the metrics) and PyYAML (the
+    tests') are extras: a server on SQLite installs none of them, and a PostgreSQL URL without its driver, or
+    metrics without theirs, is one line naming the extra."""
     assert PLAIN["modules"].returncode == 0, PLAIN["modules"].stderr
     assert PLAIN["modules"].stdout.split() == []
     refused = PLAIN["postgres"]
     assert refused.returncode == 2, refused.stderr
     assert "anotador[postgres]" in refused.stderr and len(refused.stderr.strip().splitlines()) == 1, refused.stderr
+    refused = PLAIN["metrics"]
+    assert refused.returncode == 2 and "anotador[metrics]" in refused.stderr, refused.stderr
+    assert len(refused.stderr.strip().splitlines()) == 1, refused.stderr
 
 
 def test_the_wheel_and_the_sdist_hold_what_the_service_reads(dist):
@@ -133,7 +140,8 @@ def test_the_installed_package_upgrades_an_empty_database_and_serves_a_game(venv
     run_in.mkdir()
     env = {k: v for k, v in os.environ.items() if not k.startswith(("ANOTADOR_", "PYTHON"))}
     env |= {"DATABASE_URL": database, "PORT": str(port), "ANOTADOR_SOLVER_BUILD_AHEAD": "false",
-            "ANOTADOR_SOLVER_DIR": str(tmp_path / "solver"), "PATH": f"{venv / 'bin'}:{env['PATH']}"}
+            "ANOTADOR_SOLVER_DIR": str(tmp_path / "solver"), "PATH": f"{venv / 'bin'}:{env['PATH']}",
+            "ANOTADOR_METRICS": "true", "ANOTADOR_HOME": str(tmp_path / "home")}
     upgraded = subprocess.run(["anotador", "db", "upgrade"], cwd=run_in, env=env, capture_output=True, text=True)
     assert upgraded.returncode == 0, upgraded.stderr
     log = open(tmp_path / "serve.log", "wb")
@@ -167,8 +175,13 @@ def test_the_installed_package_upgrades_an_empty_database_and_serves_a_game(venv
         assert _call(port, "GET", "/readyz")[0] == 200  # the schema is this code's
         status, _, pdf = _call(port, "GET", f"/api/v1/games/{game['id']}/sheet.pdf")
         assert status == 200 and b"FiraGO-Bold" in pdf  # the Cyrillic name, in the font the wheel ships
+        status, _, metrics = _call(port, "GET", "/metrics")  # both workers' figures, whichever answers
+        assert status == 200, metrics
+        assert (b'anotador_requests_total{method="POST",route="/api/v1/games/<game_id>/turns",status="201"} 1.0'
+                in metrics), metrics.decode()[:3000]
     finally:
         os.killpg(server.pid, signal.SIGTERM)
         server.wait(timeout=30)
         log.close()
     assert not (run_in / "instance").exists() or not any((run_in / "instance").iterdir())
+    assert any((tmp_path / "home" / "metrics").glob("counter_*.db"))  # in ANOTADOR_HOME, never the venv

@@ -92,6 +92,8 @@ class Tables:
         self.missing: set[str] = set()  # keys with no table, as the folder stood at missing_stamp
         self.missing_stamp = 0
         self._builtin: dict[str, RuleSet] | None = None
+        #: Called with "table" or "outcomes" as each build starts (the metrics count them).
+        self.building: Callable[[str], object] = lambda kind: None
 
     @property
     def builtin(self) -> dict[str, RuleSet]:
@@ -236,6 +238,7 @@ class Tables:
                              client or ""], pass_fds=(slot,))
         self.builds[key] = Spawned(process, store.Build(key, spawned, store.states_of(rules), outcomes_kind(rules),
                                                         client, True, True, spawned + 3600))
+        self.building("outcomes")
 
     @staticmethod
     def _charged(under_way: Mapping[str, store.Build]) -> list[store.Build]:
@@ -396,6 +399,7 @@ class Tables:
         process = self._run([*args, repr(spawned)])
         self.builds[key] = Spawned(process, store.Build(key, spawned, store.states_of(rules), kind_of(rules),
                                                         client, game, builtin, spawned + 3600))
+        self.building("table")
 
     @staticmethod
     def _run(args: list[str], pass_fds: tuple[int, ...] = ()) -> subprocess.Popen:

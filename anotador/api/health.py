@@ -1,4 +1,4 @@
-"""``/healthz`` and ``/readyz``: for load balancers, systemd and uptime checks.
+"""``/healthz``, ``/readyz`` and ``/metrics``: for load balancers, systemd, uptime checks and Prometheus.
 
 Liveness says the process answers (no database: a database outage must not
 get healthy app servers restarted). Readiness says this server can serve:
@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from flask import Blueprint, current_app, jsonify
+from flask import Blueprint, Response, current_app, jsonify
 from sqlalchemy import text
 from sqlalchemy.exc import ProgrammingError
 
@@ -40,6 +40,16 @@ def readyz():
                        TYPE_BASE + "not-ready",
                        headers=[("Retry-After", str(current_app.config["RETRY_AFTER"]))])
     return jsonify({"status": "ready", "database": db.engine.dialect.name, "schema": version})
+
+
+@bp.get("/metrics")
+def metrics():
+    """Prometheus's text format (:mod:`anotador.ops.metrics`); 404 unless ``ANOTADOR_METRICS`` is on."""
+    found = current_app.extensions.get("anotador.metrics")
+    if found is None:
+        return problem(404, "Not Found", "This server does not serve metrics (ANOTADOR_METRICS turns them on).",
+                       TYPE_BASE + "not-found")
+    return Response(found.exposition(), content_type=found.content_type, headers={"Cache-Control": "no-store"})
 
 
 @lru_cache(maxsize=1)

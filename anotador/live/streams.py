@@ -64,6 +64,7 @@ class Streams:
         self.by_address: Counter[str] = Counter()
         self.closing = False
         self._woken: set[asyncio.Event] = set()
+        self.metrics = flask_app.extensions.get("anotador.metrics")
 
     def close_all(self) -> None:
         """End every stream at once and hold no new one (the server is stopping: browsers reconnect to
@@ -91,19 +92,28 @@ class Streams:
         """Answer the stream of ``key``; False when the app should answer instead (nothing sent yet)."""
         headers = dict(scope["headers"])
         address = self.address(scope, headers)
+        metrics = self.metrics
         if self.open >= self.total:
+            if metrics is not None:
+                metrics.refused.labels("503").inc()
             await refuse(send, 503, "streams-full", "This server holds as many live streams as it can; "
                                                     "the sheet is polled instead.")
             return True
         if self.per_address and self.by_address[address] >= self.per_address:
+            if metrics is not None:
+                metrics.refused.labels("429").inc()
             await refuse(send, 429, "too-many-streams", f"At most {self.per_address} live streams per client "
                                                         "address; the sheet is polled instead.")
             return True
         self.open += 1
         self.by_address[address] += 1
+        if metrics is not None:
+            metrics.streams.inc()
         try:
             return await self._stream(headers, receive, send, key)
         finally:
+            if metrics is not None:
+                metrics.streams.dec()
             self.open -= 1
             self.by_address[address] -= 1
             if not self.by_address[address]:

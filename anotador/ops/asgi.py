@@ -69,7 +69,9 @@ class Live:
         self.body_limit = int(flask_app.config.get("MAX_CONTENT_LENGTH") or 16 * 1024)
         self.request_timeout = float(flask_app.config.get("REQUEST_TIMEOUT") or gate.REQUEST_TIMEOUT)
         self.outlooks = flask_app.extensions.get("anotador.outlooks")
-        gate.log_to_stderr()
+        self.metrics = flask_app.extensions.get("anotador.metrics")
+        self.answered = self.metrics.answered if self.metrics is not None else None
+        gate.log_to_stderr(flask_app.config.get("LOG_FORMAT") or "text")
 
     async def __call__(self, scope: dict, receive, send) -> None:
         if scope["type"] == "lifespan":
@@ -80,7 +82,7 @@ class Live:
         key = self.streams.wanted(scope)
         if key is not None and await self.streams(scope, receive, send, key):
             return
-        logged = gate.Logged(scope, send)
+        logged = gate.Logged(scope, send, self.answered)
         try:
             refused = gate.refusal(scope)
             if refused is not None:
@@ -104,6 +106,8 @@ class Live:
                 await send({"type": "lifespan.startup.complete"})
             elif message["type"] == "lifespan.shutdown":
                 self.feed.stop()
+                if self.metrics is not None:
+                    self.metrics.gone()
                 await send({"type": "lifespan.shutdown.complete"})
                 return
 

@@ -45,6 +45,10 @@ def serve(lan: bool, granian_args: tuple[str, ...]) -> None:
     app = create_app()
     with app.app_context():
         upgrade(directory=str(MIGRATIONS))  # an unreachable database: one line (main), not the server's start
+    if app.config.get("METRICS"):  # every worker writes its figures where the one scraped adds them up
+        from .metrics import prepare_folder
+
+        prepare_folder(app.instance_path, os.environ)
     print(listening(host, number), file=sys.stderr, flush=True)
     argv = command(os.environ, granian_args)
     os.execv(argv[0], argv)

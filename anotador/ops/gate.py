@@ -17,8 +17,10 @@ one byte past it and no further; the app then refuses it (413).
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import time
+from datetime import datetime, timezone
 from typing import Awaitable, Callable
 
 from ..http.errors import send_problem
@@ -95,10 +97,11 @@ async def whole(scope: dict, receive: Callable[[], Awaitable[dict]], limit: int,
 
 class Logged:
     """``send`` wrapped to note the status and the bytes, and to write the access line once the answer is sent:
-    who, what, the status, the bytes, the milliseconds and the request's id (``X-Request-ID``)."""
+    who, what, the status, the bytes, the milliseconds and the request's id (``X-Request-ID``); and to tell
+    ``answered`` (the metrics: method, path, status, seconds)."""
 
-    def __init__(self, scope: dict, send) -> None:
-        self.scope, self.inner = scope, send
+    def __init__(self, scope: dict, send, answered: Callable[[str, str, int, float], object] | None = None) -> None:
+        self.scope, self.inner, self.answered = scope, send, answered
         self.started = time.perf_counter()
         self.status, self.size, self.id = 0, 0, "-"
 
@@ -113,9 +116,12 @@ class Logged:
         await self.inner(message)
 
     def write(self) -> None:
+        seconds = time.perf_counter() - self.started
+        scope = self.scope
+        if self.answered is not None:
+            self.answered(scope["method"], scope["path"], self.status, seconds)
         if not access.isEnabledFor(logging.INFO):
             return
-        scope = self.scope
         client = (scope.get("client") or ("-",))[0]
         target = scope.get("raw_path", scope["path"].encode()).decode("latin-1")
         if scope.get("query_string"):
@@ -123,17 +129,31 @@ class Logged:
         if len(target) > 300:  # a hostile target need not fill the log
             target = target[:300] + "…"
         agent = next((v.decode("latin-1") for k, v in scope["headers"] if k == b"user-agent"), "-")
-        ms = round((time.perf_counter() - self.started) * 1000)
-        access.info('%s "%s %s HTTP/%s" %s %s %sms id=%s "%s"', client, scope["method"], target,
-                    scope.get("http_version", "1.1"), self.status, self.size, ms, self.id, agent)
+        ms = round(seconds * 1000)
+        version = scope.get("http_version", "1.1")
+        fields = {"client": client, "method": scope["method"], "target": target, "protocol": f"HTTP/{version}",
+                  "status": self.status, "bytes": self.size, "ms": ms, "id": self.id, "agent": agent}
+        access.info('%s "%s %s HTTP/%s" %s %s %sms id=%s "%s"', client, scope["method"], target, version,
+                    self.status, self.size, ms, self.id, agent, extra={"access": fields})
 
 
-def log_to_stderr() -> None:
-    """The access log's lines on standard error, whatever granian did to the logging set-up."""
+class JSONLines(logging.Formatter):
+    """One JSON object a line (``ANOTADOR_LOG_FORMAT=json``): the time (UTC) and the access line's fields, or
+    the message of any other line, for a log shipper to read without a pattern."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        when = datetime.fromtimestamp(record.created, timezone.utc).isoformat(timespec="milliseconds")
+        fields = getattr(record, "access", None) or {"level": record.levelname.lower(), "message": record.getMessage()}
+        return json.dumps({"time": when.replace("+00:00", "Z"), **fields}, ensure_ascii=False)
+
+
+def log_to_stderr(form: str = "text") -> None:
+    """The access log's lines on standard error, whatever granian did to the logging set-up: as nginx writes
+    them (``text``) or as JSON (``json``)."""
     if not access.handlers:
-        handler = logging.StreamHandler()
-        handler.setFormatter(logging.Formatter("%(message)s"))
-        access.addHandler(handler)
+        access.addHandler(logging.StreamHandler())
+    for handler in access.handlers:
+        handler.setFormatter(JSONLines() if form == "json" else logging.Formatter("%(message)s"))
     access.setLevel(logging.INFO)
     access.propagate = False
 

@@ -69,6 +69,8 @@ class Guard:
         self.down = False
         self.last_probe = 0.0
         self._watching = False
+        #: Called each time the circuit opens (the metrics count it).
+        self.opened: Callable[[], object] = lambda: None
 
     # -- what requests call -----------------------------------------------------
 
@@ -117,6 +119,7 @@ class Guard:
             elif not answered and not self.down:
                 log.error("the database does not answer: its connections are cut, and requests that need it "
                           "get 503 until it does")
+                self.opened()
             self.down = not answered
             if self.down:
                 overdue = [fd for fd, _ in held.values()]

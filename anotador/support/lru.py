@@ -22,6 +22,8 @@ class LRU(Generic[K, V]):
         self.items: OrderedDict[K, V] = OrderedDict()
         self.lock = threading.Lock()
         self.flights: dict[K, threading.Event] = {}
+        #: Called on each lookup with whether the entry was kept (the metrics count them).
+        self.looked: Callable[[bool], object] | None = None
 
     def _weight(self, value: V) -> int:
         return self.weigh(value) if self.weigh is not None else 0
@@ -31,7 +33,9 @@ class LRU(Generic[K, V]):
             value = self.items.get(key)
             if value is not None:
                 self.items.move_to_end(key)
-            return value
+        if self.looked is not None:
+            self.looked(value is not None)
+        return value
 
     def put(self, key: K, value: V) -> None:
         weight = self._weight(value)
@@ -50,16 +54,22 @@ class LRU(Generic[K, V]):
     def get_or_make(self, key: K, make: Callable[[], V]) -> V:
         """The value kept for ``key``, or ``make()``'s, made once however many threads ask at the same time:
         the first makes it, the others wait for it (single flight). If the maker fails, the next one tries."""
+        first = True
         while True:
             with self.lock:
                 value = self.items.get(key)
                 if value is not None:
                     self.items.move_to_end(key)
-                    return value
-                flight = self.flights.get(key)
-                mine = flight is None
-                if mine:
-                    flight = self.flights[key] = threading.Event()
+                else:
+                    flight = self.flights.get(key)
+                    mine = flight is None
+                    if mine:
+                        flight = self.flights[key] = threading.Event()
+            if first and self.looked is not None:
+                self.looked(value is not None)  # the first look only: a wait for another's make is one lookup
+            first = False
+            if value is not None:
+                return value
             if not mine:
                 # then look again: kept, or still being made, or (not kept: too large, or the maker failed)
                 # made here; the bound is a safety net, the maker's own database timeouts end it long before
@@ -90,4 +100,7 @@ class LRU(Generic[K, V]):
         if found is None:
             limit = current_app.config.get("READ_CACHE_BYTES") if weigh is not None else None
             found = current_app.extensions.setdefault(name, cls(current_app.config[setting], limit, weigh))
+            metrics = current_app.extensions.get("anotador.metrics")
+            if metrics is not None:
+                found.looked = metrics.cache(name.removeprefix("anotador."))
         return found

@@ -1,0 +1,163 @@
+"""Prometheus metrics (``ANOTADOR_METRICS``, anotador/ops/metrics.py) and the JSON access log.
+
+The figures are read back as Prometheus reads them (prometheus_client's
+own parser), from a real ``scripts/serve`` with two workers: whichever
+worker a scrape reaches must report every worker's requests.
+"""
+
+from __future__ import annotations
+
+import http.client
+import importlib.util
+import json
+import os
+import re
+import socket
+import threading
+import time
+from pathlib import Path
+
+import pytest
+from prometheus_client.parser import text_string_to_metric_families
+
+from anotador import create_app
+from anotador.settings import SettingsError
+from anotador.store.guard import Guard
+from anotador.support.lru import LRU
+from bench._http import request
+from tests.test_serving import proc_log, serve
+
+
+def samples(text: str) -> dict[tuple[str, tuple], float]:
+    """Every sample of a scrape: (name, sorted labels) -> value."""
+    return {(s.name, tuple(sorted(s.labels.items()))): s.value
+            for family in text_string_to_metric_families(text) for s in family.samples}
+
+
+def scrape(port: int) -> dict[tuple[str, tuple], float]:
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+    try:
+        conn.request("GET", "/metrics")
+        resp = conn.getresponse()
+        body = resp.read().decode()
+        assert resp.status == 200 and resp.getheader("content-type").startswith("text/plain"), body[:500]
+        return samples(body)
+    finally:
+        conn.close()
+
+
+def value(found: dict, name: str, **labels: str) -> float:
+    return found.get((name, tuple(sorted(labels.items()))), 0.0)
+
+
+def test_metrics_are_off_unless_asked(tmp_path):
+    app = create_app({"TESTING": True, "SQLALCHEMY_DATABASE_URI": f"sqlite:///{tmp_path / 'off.sqlite'}",
+                      "SOLVER_BUILD_AHEAD": False})
+    answer = app.test_client().get("/metrics")
+    assert answer.status_code == 404 and answer.content_type == "application/problem+json"
+    assert "ANOTADOR_METRICS" in answer.json["detail"]
+    assert "anotador.metrics" not in app.extensions
+
+
+@pytest.mark.parametrize(("config", "says"), [
+    ({"LOG_FORMAT": "xml"}, "ANOTADOR_LOG_FORMAT must be text or json, not 'xml'."),
+    ({"METRICS": "yes please"}, "ANOTADOR_METRICS must be true or false"),
+])
+def test_a_wrong_word_is_refused_naming_what_it_takes(tmp_path, config, says):
+    with pytest.raises(SettingsError, match=re.escape(says)):
+        create_app({"TESTING": True, "SQLALCHEMY_DATABASE_URI": f"sqlite:///{tmp_path / 'x.sqlite'}", **config})
+
+
+def test_metrics_without_prometheus_client_name_the_extra(tmp_path, monkeypatch):
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "prometheus_client"
+                        else real(name, *a))
+    with pytest.raises(SettingsError, match=re.escape("pip install 'anotador[metrics]'")):
+        create_app({"TESTING": True, "SQLALCHEMY_DATABASE_URI": f"sqlite:///{tmp_path / 'x.sqlite'}",
+                    "METRICS": True})
+
+
+def test_a_cache_reports_each_lookup_once_and_the_guard_each_opening():
+    looked: list[bool] = []
+    cache: LRU[str, int] = LRU(2)
+    cache.looked = looked.append
+    assert cache.get("a") is None
+    assert cache.get_or_make("a", lambda: 1) == 1
+    assert cache.get_or_make("a", lambda: 2) == 1 and cache.get("a") == 1
+    assert looked == [False, False, True, True]
+
+    opened = []
+    guard = Guard(probe=lambda: (_ for _ in ()).throw(OSError("no answer")), suspect=0.0)
+    guard.opened = lambda: opened.append(True)
+    with socket.socket() as held:
+        guard.in_use[1] = (held.fileno(), time.monotonic() - 1)
+        guard.look()
+        guard.last_probe = 0.0
+        guard.look()  # still down: not a second opening
+    assert guard.down and opened == [True]
+
+
+def test_every_worker_s_figures_add_up_and_the_access_log_is_json(tmp_path):
+    """scripts/serve with two workers: a scrape, whichever worker answers it, counts every request of both
+    (by route, never by path), the stream held and the caches; each access line is one JSON object."""
+    env = {"ANOTADOR_METRICS": "true", "ANOTADOR_LOG_FORMAT": "json", "WORKERS": "2",
+           "ANOTADOR_HOME": str(tmp_path / "home"), "ANOTADOR_SOLVER_BUILD_AHEAD": "false"}
+    stale = tmp_path / "home" / "metrics"
+    stale.mkdir(parents=True)
+    (stale / "counter_1.db").write_bytes(b"a server that ran before")
+    (stale / "notes.txt").write_text("not prometheus_client's")
+    with serve(tmp_path, env=env) as (proc, port):
+        folder = tmp_path / "home" / "metrics"
+        assert not (folder / "counter_1.db").exists() and (folder / "notes.txt").exists()
+        status, _, game = request(port, "POST", "/api/v1/games", {"variant": "generala", "players": ["Ana", "Beto"]})
+        assert status == 201
+        path = f"/api/v1/games/{game['id']}"
+        sent = {"read": 0}
+        lock = threading.Lock()
+
+        def read(n: int) -> None:
+            for _ in range(n):
+                assert request(port, "GET", path)[0] == 200
+                with lock:
+                    sent["read"] += 1
+
+        deadline = time.monotonic() + 120
+        while len({p.name.split("_")[-1] for p in folder.glob("histogram_*.db")}) < 2:  # both workers served
+            threads = [threading.Thread(target=read, args=(10,)) for _ in range(4)]
+            for t in threads:
+                t.start()
+            for t in threads:
+                t.join()
+            assert time.monotonic() < deadline, "every request went to one worker"
+        assert request(port, "GET", "/api/v1/games/nope")[0] == 404
+        assert request(port, "GET", "/no/such/page")[0] == 404
+        stream = socket.create_connection(("127.0.0.1", port))
+        stream.sendall(f"GET {path}/events HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\n\r\n".encode())
+        assert b"200" in stream.recv(4096).split(b"\r\n")[0]
+        try:
+            for _ in range(4):  # several scrapes, answered by either worker: each has the whole
+                found = scrape(port)
+                route = "/api/v1/games/<game_id>"
+                assert value(found, "anotador_requests_total", route=route, method="GET", status="200") == sent["read"]
+                assert value(found, "anotador_requests_total", route=route, method="GET", status="404") == 1
+                assert value(found, "anotador_requests_total", route="unmatched", method="GET", status="404") == 1
+                assert value(found, "anotador_requests_total", route="/api/v1/games", method="POST",
+                             status="201") == 1
+                assert value(found, "anotador_request_duration_seconds_count", route=route,
+                             method="GET") == sent["read"] + 1
+                assert value(found, "anotador_live_streams") == 1
+                assert value(found, "anotador_database_up") == 1
+                assert value(found, "anotador_cache_lookups_total", cache="bodies", result="hit") > 0, [(k, v) for k, v in found.items() if "cache" in k[0]]
+                assert not any(game["id"] in str(labels) for _, labels in found)  # routes, never paths
+        finally:
+            stream.close()
+        deadline = time.monotonic() + 30
+        while "/api/v1/games/nope" not in proc_log(proc) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        log = proc.log_path.read_text(encoding="utf-8")
+    lines = [json.loads(line) for line in log.splitlines() if line.startswith('{"time"')]
+    created = next(line for line in lines if line["method"] == "POST")
+    assert created["status"] == 201 and created["target"] == "/api/v1/games" and created["protocol"] == "HTTP/1.1"
+    assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z", created["time"])
+    assert re.fullmatch(r"[0-9a-f]{16}", created["id"]) and isinstance(created["ms"], int)
+    assert len([line for line in lines if line["target"] == path]) == sent["read"]
