@@ -15,6 +15,7 @@ import importlib.util
 import json
 import math
 import os
+import sys
 from typing import Any, Mapping, NamedTuple
 
 
@@ -159,8 +160,31 @@ def check_metrics(config: Mapping[str, Any]) -> None:
                             "pip install 'anotador[metrics]' (in a checkout: pip install -e '.[metrics]').")
 
 
-def home(environ: Mapping[str, str]) -> str | None:
-    """``ANOTADOR_HOME``, the instance folder, as an absolute path (None: Flask's own, ``instance/`` in a checkout
-    and ``<venv>/var/anotador.app-instance`` installed)."""
+#: A checkout (its pyproject.toml beside the package), where the data folder is ``instance/``.
+CHECKOUT = os.path.exists(os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                                       "pyproject.toml"))
+
+
+def home(environ: Mapping[str, str], checkout: bool = CHECKOUT, prefix: str = sys.prefix) -> str | None:
+    """The folder of what the server keeps, as an absolute path: ``ANOTADOR_HOME``; else, in a checkout, None
+    (Flask's ``instance/``); else ``$XDG_DATA_HOME/anotador`` (``~/.local/share/anotador``), outside the
+    venv, which may be made again.
+
+    An install from before this default kept its data in the venv
+    (``<venv>/var/anotador.app-instance``): while that folder holds it and
+    the new one does not exist, it is used still, with a warning saying
+    how to move it.
+    """
     value = environ.get("ANOTADOR_HOME", "").strip()
-    return os.path.abspath(os.path.expanduser(value)) if value else None
+    if value:
+        return os.path.abspath(os.path.expanduser(value))
+    if checkout:
+        return None
+    data = environ.get("XDG_DATA_HOME", "").strip() or os.path.join("~", ".local", "share")
+    found = os.path.abspath(os.path.expanduser(os.path.join(data, "anotador")))
+    before = os.path.join(prefix, "var", "anotador.app-instance")
+    if not os.path.exists(found) and os.path.isdir(before) and os.listdir(before):
+        print(f"anotador: the data is still inside the venv, in {before}, where making the venv again would "
+              f"delete it: move it to {found} (or set ANOTADOR_HOME).", file=sys.stderr)
+        return before
+    return found

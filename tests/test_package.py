@@ -12,6 +12,7 @@ from __future__ import annotations
 import http.client
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -39,7 +40,9 @@ SHIPPED = ("anotador/openapi.yaml", "anotador/web/templates/index.html", "anotad
            "anotador/web/static/app.css", "anotador/web/static/sw.js", "anotador/store/migrations/alembic.ini",
            "anotador/store/migrations/script.py.mako", "anotador/store/migrations/env.py",
            "anotador/store/migrations/versions/0001_games.py", "anotador/printing/typefaces/FiraGO-Bold.ttf",
-           "anotador/printing/typefaces/DroidSansFallback.ttf", "anotador/printing/typefaces/Symbola.ttf")
+           "anotador/printing/typefaces/DroidSansFallback.ttf", "anotador/printing/typefaces/Symbola.ttf",
+           "anotador/deploy/systemd/anotador.service", "anotador/deploy/nginx/anotador-site.conf",
+           "anotador/deploy/env.example")
 
 
 @pytest.fixture(scope="module")
@@ -185,3 +188,46 @@ def test_the_installed_package_upgrades_an_empty_database_and_serves_a_game(venv
         log.close()
     assert not (run_in / "instance").exists() or not any((run_in / "instance").iterdir())
     assert any((tmp_path / "home" / "metrics").glob("counter_*.db"))  # in ANOTADOR_HOME, never the venv
+
+
+def test_an_installed_server_keeps_its_games_when_its_venv_is_made_again(dist, tmp_path):
+    """No ANOTADOR_HOME: the data goes to $XDG_DATA_HOME/anotador, outside the venv, so a venv deleted and made
+    again (an upgrade, a new Python) finds every game; ``anotador deploy-files`` writes this install's files."""
+    wheel = next(dist.glob("anotador-*.whl"))
+    where, run_in = tmp_path / "venv", tmp_path / "run"
+    run_in.mkdir()
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("ANOTADOR_", "PYTHON", "XDG_"))}
+    env.pop("DATABASE_URL", None)
+    env |= {"XDG_DATA_HOME": str(tmp_path / "xdg"), "ANOTADOR_SOLVER_BUILD_AHEAD": "false"}
+    play = ("from anotador import create_app; c = create_app().test_client(); import sys; "
+            "r = c.post('/api/v1/games', json={'variant': 'generala', 'players': ['Ana', 'Zoë']}) "
+            "if len(sys.argv) < 2 else c.get('/api/v1/games/' + sys.argv[1]); "
+            "print(r.status_code, r.json['id'], *(p['name'] for p in r.json['players']))")
+
+    def install() -> None:
+        subprocess.run([sys.executable, "-m", "venv", str(where)], check=True)
+        subprocess.run([str(where / "bin" / "python"), "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
+                        str(wheel)], check=True, capture_output=True)
+
+    install()
+    upgraded = subprocess.run([str(where / "bin" / "anotador"), "db", "upgrade"], cwd=run_in, env=env,
+                              capture_output=True, text=True)
+    assert upgraded.returncode == 0, upgraded.stderr
+    assert (tmp_path / "xdg" / "anotador" / "anotador.sqlite").exists()
+    made = subprocess.run([str(where / "bin" / "python"), "-c", play], cwd=run_in, env=env, capture_output=True,
+                          text=True)
+    status, game, *names = made.stdout.split()
+    assert status == "201" and names == ["Ana", "Zoë"], made.stderr
+    files = subprocess.run([str(where / "bin" / "anotador"), "deploy-files", str(tmp_path / "files")], cwd=run_in,
+                           env=env, capture_output=True, text=True)
+    assert files.returncode == 0, files.stderr
+    unit = (tmp_path / "files" / "systemd" / "anotador.service").read_text()
+    assert f"ExecStart={where}/bin/anotador serve" in unit and "ANOTADOR_HOME=/var/lib/anotador" in unit
+    assert (tmp_path / "files" / "nginx" / "anotador-locations.conf").exists()
+
+    shutil.rmtree(where)
+    install()
+    read = subprocess.run([str(where / "bin" / "python"), "-c", play, game], cwd=run_in, env=env,
+                          capture_output=True, text=True)
+    assert read.stdout.split() == ["200", game, "Ana", "Zoë"], read.stderr
+    assert not (where / "var").exists()

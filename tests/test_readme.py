@@ -364,7 +364,7 @@ RUN_BY = {
     "scripts/serve    #": ("tests/test_serving.py", 'SERVE = ROOT / "scripts" / "serve"'),
     "python -m pip install build": ("tests/test_package.py", '"-m", "build"'),
     "scripts/serve --lan": ("tests/test_serving.py", 'serve(tmp_path, "--lan")'),
-    "apt-get install nginx postgresql": ("tests/test_deploy.py", "systemd-analyze"),
+    "apt-get install nginx postgresql": ("tests/test_deploy_files.py", "systemd-analyze"),
     ".venv/bin/flask --app wsgi purge": ("tests/test_operations.py", 'args=["purge", "--dry-run"]'),
     ".venv/bin/flask --app wsgi backup /": ("tests/test_operations.py", 'args=["restore"'),
     ".venv/bin/flask --app wsgi backup --into": ("tests/test_operations.py", '"--into", str(folder), "--keep"'),

@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from anotador import create_app
+from anotador import create_app, settings
 from anotador.settings import SETTINGS, SettingsError
 
 
@@ -135,3 +135,26 @@ def test_anotador_home_is_the_one_folder_of_what_the_server_keeps(tmp_path, monk
     monkeypatch.setenv("ANOTADOR_HOME", "~/anotador-home")
     monkeypatch.setenv("HOME", str(tmp_path))
     assert create_app({"TESTING": True, "SOLVER_BUILD_AHEAD": False}).instance_path == str(tmp_path / "anotador-home")
+
+
+def test_an_installed_server_keeps_its_data_outside_the_venv_and_finds_what_an_older_one_kept(tmp_path, capsys):
+    """Installed (no checkout): $XDG_DATA_HOME/anotador, else ~/.local/share/anotador, never the venv, which may
+    be made again; an install that kept its data in the venv (the old default) goes on using it, and says how to
+    move it, until the new folder exists. A checkout keeps instance/ (None: Flask's)."""
+    venv = tmp_path / "venv"
+    assert settings.home({}, checkout=True, prefix=str(venv)) is None
+    assert settings.home({"XDG_DATA_HOME": str(tmp_path / "xdg")}, checkout=False,
+                         prefix=str(venv)) == str(tmp_path / "xdg" / "anotador")
+    assert settings.home({"HOME": "ignored"}, checkout=False, prefix=str(venv)) == os.path.expanduser(
+        os.path.join("~", ".local", "share", "anotador"))
+    assert capsys.readouterr().err == ""
+    older = venv / "var" / "anotador.app-instance"
+    older.mkdir(parents=True)
+    (older / "anotador.sqlite").write_bytes(b"the games of last year")
+    environ = {"XDG_DATA_HOME": str(tmp_path / "xdg")}
+    assert settings.home(environ, checkout=False, prefix=str(venv)) == str(older)
+    said = capsys.readouterr().err
+    assert str(older) in said and str(tmp_path / "xdg" / "anotador") in said and "ANOTADOR_HOME" in said
+    (tmp_path / "xdg" / "anotador").mkdir(parents=True)  # moved: the new folder wins
+    assert settings.home(environ, checkout=False, prefix=str(venv)) == str(tmp_path / "xdg" / "anotador")
+    assert settings.home({**environ, "ANOTADOR_HOME": str(older)}, checkout=False, prefix=str(venv)) == str(older)

@@ -54,6 +54,22 @@ def serve(lan: bool, granian_args: tuple[str, ...]) -> None:
     os.execv(argv[0], argv)
 
 
+@click.command("deploy-files")
+@click.argument("target", type=click.Path(file_okay=False))
+@click.option("--home", default="/var/lib/anotador", show_default=True,
+              help="The folder the server keeps its data in (ANOTADOR_HOME in the units).")
+def deploy_files(target: str, home: str) -> None:
+    """Write the systemd units, the nginx site and the settings file for this install into TARGET.
+
+    The same files as the project's deploy/ folder, with this install's
+    paths (README, "On the internet").
+    """
+    from .deployment import write
+
+    for path in write(target, home):
+        click.echo(str(path))
+
+
 def version() -> str:
     """The installed package's version (a checkout's, as pyproject.toml says, once installed into its venv)."""
     from importlib.metadata import PackageNotFoundError, version as installed
@@ -79,6 +95,7 @@ def main(argv: list[str] | None = None) -> None:
     group.params = [p for p in group.params if p.name not in ("app", "env_file", "debug")]
     click.version_option(version(), "--version", prog_name="anotador", message="%(prog)s %(version)s")(group)
     group.add_command(serve)
+    group.add_command(deploy_files)
     try:
         group.main(args=argv, prog_name="anotador", standalone_mode=False)
     except SettingsError as exc:  # said at start, naming the variable, not a traceback
