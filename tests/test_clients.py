@@ -5,7 +5,8 @@
   ``mypy --strict``, comes out as the server says;
 - openapi-typescript types and openapi-fetch calls (from the npm registry)
   play the same game, checked by ``tsc --strict``, under Node;
-- Spectral's ``spectral:oas`` rules find nothing, not even a hint.
+- Spectral's ``spectral:oas`` rules find nothing, not even a hint, nor do
+  Redocly's ``recommended`` rules, not even a warning.
 
 The tools are installed by the tests themselves (kept in build/clients);
 without the registries, or without Node, the tests skip saying so (fail in CI).
@@ -134,3 +135,24 @@ def test_spectral_finds_nothing_in_the_spec(node_tools, tmp_path):
     (tmp_path / "broken.yaml").write_text(broken)
     found, linted = spectral(node_tools, tmp_path / "broken.yaml", tmp_path)
     assert sorted(f["code"] for f in found) == ["info-contact", "operation-description"] and linted.returncode
+
+
+def redocly(node_tools, spec: Path, folder: Path) -> tuple[dict, subprocess.CompletedProcess]:
+    linted = run(node_tools / ".bin" / "redocly", "lint", spec, "--extends", "recommended", "--format", "json",
+                 cwd=folder)
+    found, _ = json.JSONDecoder().raw_decode(linted.stdout[linted.stdout.index("{"):])
+    return found, linted
+
+
+def test_redocly_recommended_finds_nothing_in_the_spec(node_tools, tmp_path):
+    found, linted = redocly(node_tools, ROOT / "openapi.yaml", tmp_path)
+    assert found["totals"] == {"errors": 0, "warnings": 0, "ignored": 0}, linted.stdout
+    assert linted.returncode == 0, linted.stdout + linted.stderr
+    # and it would say so: a public operation that does not say so, and one with no 4XX answer
+    broken = (ROOT / "openapi.yaml").read_text().replace(
+        "      operationId: getHealth\n      security: []\n", "      operationId: getHealth\n", 1)
+    broken = broken.replace('        "400": {$ref: "#/components/responses/UnknownHost"}\n', "", 1)
+    (tmp_path / "broken.yaml").write_text(broken)
+    found, linted = redocly(node_tools, tmp_path / "broken.yaml", tmp_path)
+    assert sorted(p["ruleId"] for p in found["problems"]) == ["operation-4xx-response", "security-defined"]
+    assert linted.returncode

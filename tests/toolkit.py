@@ -78,7 +78,8 @@ def python_tools():
 
 @pytest.fixture(scope="session")
 def node_tools():
-    """node_modules with openapi-typescript, openapi-fetch, TypeScript and Spectral, as tests/clients/ts pins them."""
+    """node_modules with openapi-typescript, openapi-fetch, TypeScript, Spectral and Redocly, as tests/clients/ts
+    pins them."""
     require(shutil.which("npm") is not None and shutil.which("node") is not None,
             "Node.js and npm are not installed: the TypeScript client and Spectral checks need them")
     folder = CLIENTS / "node"
