@@ -77,6 +77,22 @@ def test_metrics_without_prometheus_client_name_the_extra(tmp_path, monkeypatch)
                     "METRICS": True})
 
 
+def test_what_a_client_sends_never_adds_series(tmp_path):
+    """Labels come from the app, not the request: the route is the URL rule (ids and unknown paths fold into
+    one), and a method the app does not know is "other", however many a client invents."""
+    app = create_app({"TESTING": True, "SQLALCHEMY_DATABASE_URI": f"sqlite:///{tmp_path / 'm.sqlite'}",
+                      "SOLVER_BUILD_AHEAD": False, "METRICS": True})
+    metrics = app.extensions["anotador.metrics"]
+    for n in range(200):
+        metrics.answered(f"BREW{n}", f"/api/v1/games/{n:024x}", 405, 0.001)
+        metrics.answered("GET", f"/no/such/{n}", 404, 0.001)
+    found = samples(metrics.exposition().decode())
+    counted = {labels for name, labels in found if name == "anotador_requests_total"}
+    assert counted == {(("method", "other"), ("route", "unmatched"), ("status", "405")),  # no rule takes BREW
+                       (("method", "GET"), ("route", "unmatched"), ("status", "404"))}
+    assert value(found, "anotador_requests_total", method="other", route="unmatched", status="405") == 200
+
+
 def test_a_cache_reports_each_lookup_once_and_the_guard_each_opening():
     looked: list[bool] = []
     cache: LRU[str, int] = LRU(2)

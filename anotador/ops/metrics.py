@@ -40,6 +40,8 @@ FOLDER = "PROMETHEUS_MULTIPROC_DIR"
 BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0)
 #: The route of a request that matches none (a 404 on a path the app does not have).
 UNMATCHED = "unmatched"
+#: The methods counted by name; any other is "other": a client inventing methods must not add series.
+METHODS = frozenset({"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"})
 
 
 def prepare_folder(instance: str, environ: MutableMapping[str, str]) -> None:
@@ -106,6 +108,8 @@ class Metrics:
     def answered(self, method: str, path: str, status: int, seconds: float) -> None:
         """A request answered (the access log's line)."""
         route = self.route(method, path)
+        if method not in METHODS:
+            method = "other"
         self.requests.labels(route, method, str(status)).inc()
         self.duration.labels(route, method).observe(seconds)
 
