@@ -1,8 +1,18 @@
 """Benchmark the read path against the framework's own floor, in one run.
 
-Two gunicorns (2 gthread processes, 4
-threads each): the bare Flask echo app (bench/echo_app.py) and Anotador on
-a fresh database holding one finished six-player game. The same client
+Two servers of one kind: the bare Flask echo app (bench/echo_app.py) and
+Anotador on a fresh database holding one finished six-player game.
+``--server`` picks the kind (2 processes each):
+
+- ``granian`` (the default): Anotador as ``anotador serve`` runs it (the
+  ASGI app: the gate and a2wsgi's 8 threads before Flask), the echo under
+  granian's own WSGI interface with 8 threads;
+- ``granian-wsgi``: both under granian's WSGI interface (Anotador without
+  its live streams: what the ASGI bridge costs);
+- ``gunicorn``: both under gunicorn's gthread workers, 4 threads each (the
+  figures before granian).
+
+The same client
 processes drive each request in turn, alternating rounds so drift hits all
 alike, and every figure is printed as a ratio to the echo measured beside it:
 
@@ -12,22 +22,28 @@ alike, and every figure is printed as a ratio to the echo measured beside it:
   static file with a matching ETag → 304 (built from nothing);
 - POST /api/v1/score against the echo of the same body (target ≥ 0.9).
 
-    python bench/reads.py [--databases sqlite,postgresql] [--seconds 3] [--rounds 3] [--concurrency 4]
+    python bench/reads.py [--server granian|granian-wsgi|gunicorn] [--databases sqlite,postgresql]
+                          [--seconds 3] [--rounds 3] [--concurrency 4]
 """
 
 from __future__ import annotations
 
 import argparse
 import http.client
+import os
 import random
+import signal
 import statistics
+import subprocess
 import sys
 import tempfile
+import time
+from contextlib import contextmanager
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench._http import DEPLOYED, SERVE_WORKERS, gunicorn, load, request  # noqa: E402
+from bench._http import DEPLOYED, ROOT, SERVE_WORKERS, Server, free_port, granian, gunicorn, load, request  # noqa: E402
 from bench.games import fresh_database  # noqa: E402
 from bench.score import requests as score_requests  # noqa: E402
 
@@ -63,8 +79,52 @@ def etag_of(port: int, path: str) -> str:
     return resp.getheader("ETag")
 
 
+@contextmanager
+def granian_wsgi(app: str, env: dict | None = None, threads: int = 8):
+    """``app`` under granian's WSGI interface (SERVE_WORKERS processes, ``threads`` each); up once it answers."""
+    port = free_port()
+    proc = subprocess.Popen([sys.executable, "-m", "granian", "--interface", "wsgi", "--host", "127.0.0.1",
+                             "--port", str(port), "--workers", str(SERVE_WORKERS), "--blocking-threads",
+                             str(threads), "--log-level", "warning", app], cwd=ROOT, start_new_session=True,
+                            env={**os.environ, "ANOTADOR_SOLVER_BUILD_AHEAD": "false", **(env or {})})
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                if request(port, "GET", "/healthz" if app == "wsgi:app" else "/echo", timeout=2)[0] == 200:
+                    break
+            except OSError:
+                pass
+            if time.monotonic() > deadline or proc.poll() is not None:
+                raise RuntimeError(f"granian {app} did not start")
+            time.sleep(0.1)
+        yield Server(proc, port)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGTERM)
+            proc.wait(timeout=30)
+
+
+@contextmanager
+def servers(kind: str, env: dict):
+    """The echo and Anotador under the server ``kind``, and the words that say what ran."""
+    if kind == "gunicorn":
+        with gunicorn("bench.echo_app:app", **DEPLOYED) as echo, gunicorn("wsgi:app", env=env, **DEPLOYED) as app:
+            yield echo, app, (f"gunicorn {SERVE_WORKERS} x {DEPLOYED['worker_class']} "
+                              f"({DEPLOYED['threads']} threads)")
+    elif kind == "granian-wsgi":
+        with granian_wsgi("bench.echo_app:app") as echo, granian_wsgi("wsgi:app", env) as app:
+            yield echo, app, f"granian {SERVE_WORKERS} x WSGI (8 threads) for both"
+    else:
+        with granian_wsgi("bench.echo_app:app") as echo, granian(SERVE_WORKERS, env, threads=8) as app:
+            time.sleep(2)  # a worker answers /healthz before the other has started
+            yield echo, app, (f"granian {SERVE_WORKERS} x: Anotador as deployed (ASGI, the gate, 8 threads), "
+                              "the echo as WSGI (8 threads)")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--server", choices=("granian", "granian-wsgi", "gunicorn"), default="granian")
     ap.add_argument("--databases", default="sqlite,postgresql")
     ap.add_argument("--seconds", type=float, default=3.0)
     ap.add_argument("--rounds", type=int, default=3)
@@ -75,7 +135,7 @@ def main() -> None:
         with tempfile.TemporaryDirectory() as folder:
             url = fresh_database(kind, folder)
             env = {"DATABASE_URL": url, "ANOTADOR_GAMES_PER_MINUTE": "0", "ANOTADOR_SOLVER_DIR": folder}
-            with gunicorn("bench.echo_app:app", **DEPLOYED) as echo, gunicorn("wsgi:app", env=env, **DEPLOYED) as app:
+            with servers(args.server, env) as (echo, app, served):
                 game, tag = finished_game(app.port)
                 static = "/static/app.css"
                 cases = {  # name: (port, method, path, bodies, headers, baseline name)
@@ -101,8 +161,7 @@ def main() -> None:
                     for name, (port, method, path, bodies, headers, _) in cases.items():
                         results[name].append(load(port, path, bodies, args.concurrency, args.seconds,
                                                   method=method, headers=headers))
-            print(f"{kind}: gunicorn {SERVE_WORKERS} x {DEPLOYED['worker_class'].rsplit('.', 1)[-1]} "
-                  f"({DEPLOYED['threads']} threads), {args.concurrency} client processes, "
+            print(f"{kind}: {served}, {args.concurrency} client processes, "
                   f"{args.rounds} x {args.seconds:g}s each, alternating")
             targets = {"poll 304": 0.9, "game 200": 0.7, "score": 0.9}
             for name, runs in results.items():
