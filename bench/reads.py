@@ -30,11 +30,8 @@ from __future__ import annotations
 
 import argparse
 import http.client
-import os
 import random
-import signal
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -43,9 +40,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench._http import DEPLOYED, ROOT, SERVE_WORKERS, Server, free_port, granian, gunicorn, load, request  # noqa: E402
+from bench._http import DEPLOYED, SERVE_WORKERS, Server, granian, gunicorn, load, request  # noqa: E402
 from bench.games import fresh_database  # noqa: E402
 from bench.score import requests as score_requests  # noqa: E402
+from bench.slow_servers import process  # noqa: E402
 
 NAMES = ["Ñandú", "Beto", "Ana Laura", "Guillermina Fernández", "Ceci", "Dani"]
 
@@ -82,27 +80,11 @@ def etag_of(port: int, path: str) -> str:
 @contextmanager
 def granian_wsgi(app: str, env: dict | None = None, threads: int = 8):
     """``app`` under granian's WSGI interface (SERVE_WORKERS processes, ``threads`` each); up once it answers."""
-    port = free_port()
-    proc = subprocess.Popen([sys.executable, "-m", "granian", "--interface", "wsgi", "--host", "127.0.0.1",
-                             "--port", str(port), "--workers", str(SERVE_WORKERS), "--blocking-threads",
-                             str(threads), "--log-level", "warning", app], cwd=ROOT, start_new_session=True,
-                            env={**os.environ, "ANOTADOR_SOLVER_BUILD_AHEAD": "false", **(env or {})})
-    try:
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                if request(port, "GET", "/healthz" if app == "wsgi:app" else "/echo", timeout=2)[0] == 200:
-                    break
-            except OSError:
-                pass
-            if time.monotonic() > deadline or proc.poll() is not None:
-                raise RuntimeError(f"granian {app} did not start")
-            time.sleep(0.1)
+    cmd = [sys.executable, "-m", "granian", "--interface", "wsgi", "--host", "127.0.0.1", "--port", "{port}",
+           "--workers", str(SERVE_WORKERS), "--blocking-threads", str(threads), "--log-level", "warning", app]
+    with process(cmd, f"granian {app}", "/healthz" if app == "wsgi:app" else "/echo",
+                 {"ANOTADOR_SOLVER_BUILD_AHEAD": "false", **(env or {})}) as (port, proc):
         yield Server(proc, port)
-    finally:
-        if proc.poll() is None:
-            os.killpg(proc.pid, signal.SIGTERM)
-            proc.wait(timeout=30)
 
 
 @contextmanager

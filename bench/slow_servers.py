@@ -52,16 +52,17 @@ AT_ONCE = 0.2
 
 
 @contextmanager
-def process(cmd: list[str], name: str):
-    """A server started by ``cmd`` (``{port}`` filled in) on a free port, up once /healthz answers."""
+def process(cmd: list[str], name: str, ready: str = "/healthz", env: dict | None = None):
+    """A server started by ``cmd`` (``{port}`` filled in) on a free port, with ``env`` added to this process's;
+    up once ``ready`` answers 200."""
     port = free_port()
     proc = subprocess.Popen([part.format(port=port) for part in cmd], cwd=ROOT, start_new_session=True,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env={**os.environ, **(env or {})})
     try:
         deadline = time.monotonic() + 60
         while True:
             try:
-                if request(port, "GET", "/healthz", timeout=1)[0] == 200:
+                if request(port, "GET", ready, timeout=1)[0] == 200:
                     break
             except OSError:
                 pass
