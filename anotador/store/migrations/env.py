@@ -11,9 +11,9 @@ from alembic import context
 # access to the values within the .ini file in use.
 config = context.config
 
-# Interpret the config file for Python logging.
-# This line sets up loggers basically.
-fileConfig(config.config_file_name)
+# The migrations' own log lines, as alembic.ini says; loggers made before (the app's, when a server or a test
+# migrates in its own process) keep working rather than fall silent.
+fileConfig(config.config_file_name, disable_existing_loggers=False)
 logger = logging.getLogger('alembic.env')
 
 
