@@ -81,6 +81,26 @@ def test_a_client_has_so_many_builds_an_hour(tmp_path):
     assert wait_for_address(client, generala(3), address="10.0.0.9")["expected_final"] > 0
 
 
+def test_a_build_that_ends_between_two_looks_is_served_not_charged_again(tmp_path, monkeypatch):
+    """A table that lands between the first look (not there) and the look at the builds under way (none: it is
+    done) is the table: not a build to start, and so no 429 for a client whose hour is spent."""
+    app = fresh_app(tmp_path, tmp_path / "t", SOLVER_CLIENT_BUILDS_PER_HOUR=1)
+    client = app.test_client()
+    wait_for_address(client, generala(1))  # this client's one build of the hour
+    wait_for_address(client, generala(2), address="10.0.0.2")  # another's: in place
+    tables = app.extensions["anotador.tables"]
+    real, looks = tables.peek, []
+
+    def late(rules):  # the first look comes just before the table is put in place
+        looks.append(rules)
+        return None if len(looks) == 1 else real(rules)
+
+    monkeypatch.setattr(tables, "peek", late)
+    answer = ask(client, generala(2))
+    assert answer.status_code == 200, answer.get_json()
+    assert len(looks) == 2
+
+
 def wait_for_address(client, body, address="10.0.0.1", seconds=30):
     deadline = time.time() + seconds
     while True:

@@ -153,7 +153,11 @@ class Tables:
         key = key_of(rules)
         under_way = self.under_way()
         running = under_way.get(key)
-        if running is not None:
+        if running is None:  # a build that ended since the first look is done, not one to start (and charge)
+            table = self.peek(rules)
+            if table is not None:
+                return table
+        else:
             wait = retry_after(self.left(running))
             if not running.builtin:
                 store.want(store.lock_path(self.folder, key), time.time() + wait + store.GRACE_SECONDS)
