@@ -5,8 +5,10 @@ Anotador on a fresh database holding one finished six-player game.
 ``--server`` picks the kind (2 processes each):
 
 - ``granian`` (the default): Anotador as ``anotador serve`` runs it (the
-  ASGI app: the gate and a2wsgi's 8 threads before Flask), the echo under
-  granian's own WSGI interface with 8 threads;
+  ASGI app: the gate and the bridge's 8 threads before Flask), the echo
+  under granian's own WSGI interface with 8 threads, and the echo once
+  more served as Anotador is (``bench.echo_app:asgi``): the ratios to it,
+  "as served", say what the app costs beyond the way it is served;
 - ``granian-wsgi``: both under granian's WSGI interface (Anotador without
   its live streams: what the ASGI bridge costs);
 - ``gunicorn``: both under gunicorn's gthread workers, 4 threads each (the
@@ -40,7 +42,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench._http import DEPLOYED, SERVE_WORKERS, Server, granian, gunicorn, load, request  # noqa: E402
+from anotador.ops.serving import command  # noqa: E402
+from bench._http import DEPLOYED, SERVE_WORKERS, Server, gunicorn, load, request  # noqa: E402
 from bench.games import fresh_database  # noqa: E402
 from bench.score import requests as score_requests  # noqa: E402
 from bench.slow_servers import process  # noqa: E402
@@ -89,19 +92,26 @@ def granian_wsgi(app: str, env: dict | None = None, threads: int = 8):
 
 @contextmanager
 def servers(kind: str, env: dict):
-    """The echo and Anotador under the server ``kind``, and the words that say what ran."""
+    """The echo and Anotador under the server ``kind``, the echo as Anotador is served (granian only, else
+    None), and the words that say what ran."""
     if kind == "gunicorn":
         with gunicorn("bench.echo_app:app", **DEPLOYED) as echo, gunicorn("wsgi:app", env=env, **DEPLOYED) as app:
-            yield echo, app, (f"gunicorn {SERVE_WORKERS} x {DEPLOYED['worker_class']} "
-                              f"({DEPLOYED['threads']} threads)")
+            yield echo, app, None, (f"gunicorn {SERVE_WORKERS} x {DEPLOYED['worker_class']} "
+                                    f"({DEPLOYED['threads']} threads)")
     elif kind == "granian-wsgi":
         with granian_wsgi("bench.echo_app:app") as echo, granian_wsgi("wsgi:app", env) as app:
-            yield echo, app, f"granian {SERVE_WORKERS} x WSGI (8 threads) for both"
+            yield echo, app, None, f"granian {SERVE_WORKERS} x WSGI (8 threads) for both"
     else:
-        with granian_wsgi("bench.echo_app:app") as echo, granian(SERVE_WORKERS, env, threads=8) as app:
+        cmd = command({"PORT": "1", "WORKERS": str(SERVE_WORKERS)}, ["--log-level", "warning"])
+        cmd[cmd.index("--port") + 1] = "{port}"
+        deployed = {"ANOTADOR_SOLVER_BUILD_AHEAD": "false", "THREADS": "8"}
+        with granian_wsgi("bench.echo_app:app") as echo, \
+                process([*cmd[:-1], "bench.echo_app:asgi"], "the echo as deployed", "/echo", deployed) as (e, ep), \
+                process(cmd, "anotador serve", "/healthz", {**env, **deployed}) as (port, proc):
             time.sleep(2)  # a worker answers /healthz before the other has started
-            yield echo, app, (f"granian {SERVE_WORKERS} x: Anotador as deployed (ASGI, the gate, 8 threads), "
-                              "the echo as WSGI (8 threads)")
+            yield echo, Server(proc, port), Server(ep, e), (
+                f"granian {SERVE_WORKERS} x: Anotador as `anotador serve` runs it (ASGI: the gate, 8 threads), "
+                "the echo as WSGI (8 threads) and as Anotador is served")
 
 
 def main() -> None:
@@ -117,7 +127,7 @@ def main() -> None:
         with tempfile.TemporaryDirectory() as folder:
             url = fresh_database(kind, folder)
             env = {"DATABASE_URL": url, "ANOTADOR_GAMES_PER_MINUTE": "0", "ANOTADOR_SOLVER_DIR": folder}
-            with servers(args.server, env) as (echo, app, served):
+            with servers(args.server, env) as (echo, app, deployed, served):
                 game, tag = finished_game(app.port)
                 static = "/static/app.css"
                 cases = {  # name: (port, method, path, bodies, headers, baseline name)
@@ -134,6 +144,9 @@ def main() -> None:
                     "static 304": (app.port, "GET", static, [None], {"If-None-Match": etag_of(app.port, static)},
                                    "echo GET"),
                     "echo POST": (echo.port, "POST", "/api/v1/score", scores, None, None),
+                    **({"echo GET as served": (deployed.port, "GET", "/echo", [None], None, None),
+                        "echo POST as served": (deployed.port, "POST", "/api/v1/score", scores, None, None)}
+                       if deployed else {}),
                     "score": (app.port, "POST", "/api/v1/score", scores, None, "echo POST"),
                 }
                 for port, method, path, bodies, headers, _ in cases.values():  # warm up every worker
@@ -155,7 +168,10 @@ def main() -> None:
                     goal = f" (target >= {targets[name]})" if name in targets else ""
                     ratio = (f"  x {base}: median {statistics.median(ratios):.2f} "
                              f"[{min(ratios):.2f}-{max(ratios):.2f}]{goal}")
-                print(f"  {name:13s} {statistics.median(rps):7.0f} req/s [{min(rps):5.0f}-{max(rps):5.0f}]  "
+                    if f"{base} as served" in results:
+                        served_ratios = [a["rps"] / b["rps"] for a, b in zip(runs, results[f"{base} as served"])]
+                        ratio += f"; as served: {statistics.median(served_ratios):.2f}"
+                print(f"  {name:19s} {statistics.median(rps):7.0f} req/s [{min(rps):5.0f}-{max(rps):5.0f}]  "
                       f"p50 {statistics.median(r['p50_ms'] for r in runs):5.2f} ms  "
                       f"p99 {statistics.median(r['p99_ms'] for r in runs):6.2f} ms{ratio}")
 

@@ -200,7 +200,7 @@ def main() -> None:
     args = ap.parse_args()
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     resource.setrlimit(resource.RLIMIT_NOFILE, (max(soft, min(hard, 8192)), hard))
-    servers = [("deployed", "scripts/serve: granian ASGI + a2wsgi (2 x 4 threads)", deployed),
+    servers = [("deployed", "scripts/serve: granian ASGI + the bridge (2 x 4 threads)", deployed),
                ("gthread", "gunicorn gthread (2 x 4 threads)", gthread)]
     for module, label, start in (("granian", "granian WSGI (2 x 4 blocking threads)", granian),
                                  ("waitress", "waitress (8 threads)", waitress)):

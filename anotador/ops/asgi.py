@@ -4,16 +4,12 @@
 A stream (:mod:`anotador.live.streams`) waits on the loop, so ten thousand
 idle phones cost sockets and coroutines, not threads; every other request
 (reads, writes, the page) is the WSGI app, read whole first
-(:mod:`anotador.ops.gate`), through a2wsgi's thread pool (``THREADS`` per
-process). This process's feed (:mod:`anotador.live.feeds`) starts with it
-and stops at shutdown.
+(:mod:`anotador.ops.gate`), then answered by Flask in one of ``THREADS``
+threads per process (:mod:`anotador.ops.bridge`). This process's feed
+(:mod:`anotador.live.feeds`) starts with it and stops at shutdown.
 
 ``anotador serve`` runs it with the options of :mod:`anotador.ops.serving`,
 each with its reason (the kill timeout, the backpressure, the buffer size).
-
-granian's ``receive`` returns an awaitable that is not a coroutine, and
-a2wsgi hands it to ``asyncio.run_coroutine_threadsafe``, which wants one:
-:func:`_coroutine` wraps it (``tests/test_live_server.py`` serves through it).
 """
 
 from __future__ import annotations
@@ -45,7 +41,6 @@ import threading  # noqa: E402
 import time  # noqa: E402
 from typing import Any, Mapping  # noqa: E402
 
-from a2wsgi import WSGIMiddleware  # noqa: E402
 
 from ..app import create_app  # noqa: E402
 from ..config import engine_options  # noqa: E402
@@ -54,6 +49,7 @@ from ..live import feeds  # noqa: E402
 from ..live.changes import Changes  # noqa: E402
 from ..live.streams import Streams  # noqa: E402
 from . import gate  # noqa: E402
+from .bridge import Bridge  # noqa: E402
 
 
 class Live:
@@ -65,7 +61,7 @@ class Live:
             url = db.engine.url
         self.feed = feeds.start(url, self.changes, engine_options(flask_app.config).get("connect_args"))
         self.streams = Streams(flask_app, self.changes)
-        self.wsgi = WSGIMiddleware(flask_app, workers=threads)
+        self.flask = Bridge(flask_app, threads)
         self.body_limit = int(flask_app.config.get("MAX_CONTENT_LENGTH") or 16 * 1024)
         self.request_timeout = float(flask_app.config.get("REQUEST_TIMEOUT") or gate.REQUEST_TIMEOUT)
         self.outlooks = flask_app.extensions.get("anotador.outlooks")
@@ -88,11 +84,11 @@ class Live:
             if refused is not None:
                 await gate.refuse(logged, *refused)
                 return
-            read = await gate.whole(scope, _coroutine(receive), self.body_limit, self.request_timeout)
-            if read is None:
+            body = await gate.whole(scope, receive, self.body_limit, self.request_timeout)
+            if body is None:
                 await gate.refuse(logged, 408, "its body did not arrive in time")
                 return
-            await self.wsgi(*read, logged)
+            await self.flask(scope, body, logged)
         finally:
             logged.write()
 
@@ -106,6 +102,7 @@ class Live:
                 await send({"type": "lifespan.startup.complete"})
             elif message["type"] == "lifespan.shutdown":
                 self.feed.stop()
+                self.flask.close()
                 if self.metrics is not None:
                     self.metrics.gone()
                 await send({"type": "lifespan.shutdown.complete"})
@@ -146,12 +143,6 @@ def _stop_when_orphaned(parent: int, every: float = 1.0) -> None:
         os.kill(os.getpid(), signal.SIGTERM)
 
     threading.Thread(target=watch, daemon=True, name="orphan watch").start()
-
-
-def _coroutine(receive):
-    async def received() -> dict:
-        return await receive()
-    return received
 
 
 def create(config: Mapping[str, Any] | None = None) -> Live:

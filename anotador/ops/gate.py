@@ -1,6 +1,6 @@
 """Requests read whole on the event loop before a thread takes them, and a line for each in the access log.
 
-The WSGI app runs in a small pool of threads (:mod:`anotador.ops.asgi`).
+The WSGI app runs in a small pool of threads (:mod:`anotador.ops.bridge`).
 A client trickling its body would hold one of them for as long as it
 trickles, so the body is read here first, on the loop, where a slow
 client costs a socket and a coroutine: a request not whole within
@@ -32,6 +32,9 @@ HEADER_FIELDS = 50
 #: Seconds a client has to send its body (``ANOTADOR_REQUEST_TIMEOUT``).
 REQUEST_TIMEOUT = 10.0
 
+#: The header fields that announce a body (RFC 9112, section 6.3).
+_FRAMING = (b"content-length", b"transfer-encoding")
+
 access = logging.getLogger("anotador.access")
 
 
@@ -55,44 +58,25 @@ async def refuse(send, status: int, why: str) -> None:
                        headers=[(b"x-content-type-options", b"nosniff")])
 
 
-async def whole(scope: dict, receive: Callable[[], Awaitable[dict]], limit: int,
-                seconds: float) -> tuple[dict, Callable[[], Awaitable[dict]]] | None:
-    """Read the body (up to ``limit`` + 1 bytes) within ``seconds``; return the scope with the body's length
-    in its headers (a chunked body's too) and a ``receive`` that replays it, or None when the client took
-    too long or left."""
+async def whole(scope: dict, receive: Callable[[], Awaitable[dict]], limit: int, seconds: float) -> bytes | None:
+    """The body (up to ``limit`` + 1 bytes), read within ``seconds``; None when the client took too long or
+    left. A request that announces no body (neither a length nor chunks: most are GETs) has none."""
+    if not any(name in _FRAMING for name, _ in scope["headers"]):
+        return b""
     chunks: list[bytes] = []
     size = 0
-
-    async def read() -> bool:
-        nonlocal size
-        while True:
-            message = await receive()
-            if message["type"] == "http.disconnect":
-                return False
-            chunks.append(message.get("body", b""))
-            size += len(chunks[-1])
-            if not message.get("more_body") or size > limit:
-                return True
-
     try:
-        if not await asyncio.wait_for(read(), seconds):
-            return None
-    except asyncio.TimeoutError:
+        async with asyncio.timeout(seconds):
+            while True:
+                message = await receive()
+                if message["type"] == "http.disconnect":
+                    return None
+                chunks.append(message.get("body", b""))
+                size += len(chunks[-1])
+                if not message.get("more_body") or size > limit:
+                    return b"".join(chunks)
+    except TimeoutError:
         return None
-    body = b"".join(chunks)
-    sent = False
-
-    async def replay() -> dict:
-        nonlocal sent
-        if not sent:
-            sent = True
-            return {"type": "http.request", "body": body, "more_body": False}
-        return await receive()  # after the body: the client's disconnect, when it comes
-
-    if body or scope["method"] in ("POST", "PUT", "PATCH"):
-        headers = [(k, v) for k, v in scope["headers"] if k not in (b"content-length", b"transfer-encoding")]
-        scope = {**scope, "headers": [*headers, (b"content-length", str(len(body)).encode())]}
-    return scope, replay
 
 
 class Logged:
