@@ -7,6 +7,7 @@ raw sockets where the point is what a client sends and when.
 
 from __future__ import annotations
 
+import http.client
 import json
 import os
 import re
@@ -159,6 +160,59 @@ def test_sigterm_finishes_the_requests_in_flight(tmp_path):
             s.close()
         assert all(a.startswith(b"HTTP/1.1 200") and b'"straight"' in a for a in answers), answers
         assert proc.wait(timeout=30) == 0
+
+
+def test_sighup_starts_new_workers_while_the_server_answers(tmp_path):
+    """``systemctl reload`` (HUP, deploy/systemd): every worker is replaced, one at a time, while a client
+    reads on, and a live stream held by an old worker ends, for the page to open it again.
+
+    Every answer is a 200. A connection the kernel handed to a stopping worker in its last instant may be
+    dropped unanswered (about one in several thousand requests here); the page polls again, and its outbox
+    sends a write again with its key, so only the errors are counted, not asserted.
+    """
+    with serve(tmp_path, env={"WORKERS": "2"}) as (proc, port):
+        before = set(worker_pids(proc.pid))
+        status, _, game = request(port, "POST", "/api/v1/games", {"variant": "generala", "players": ["Ana", "Beto"]})
+        assert status == 201 and len(before) == 2
+        answers: list[int] = []
+        dropped: list[str] = []
+        stop = threading.Event()
+
+        def reader():
+            while not stop.is_set():
+                try:
+                    answers.append(request(port, "GET", f"/api/v1/games/{game['id']}", timeout=20)[0])
+                except (OSError, http.client.HTTPException) as exc:
+                    dropped.append(repr(exc))
+
+        stream = socket.create_connection(("127.0.0.1", port), timeout=60)
+        stream.sendall(f"GET /api/v1/games/{game['id']}/events HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".encode())
+        assert stream.recv(65536).startswith(b"HTTP/1.1 200")
+        client = threading.Thread(target=reader)
+        client.start()
+        try:
+            os.kill(proc.pid, signal.SIGHUP)
+            deadline = time.monotonic() + 60
+            while time.monotonic() < deadline:
+                now = set(worker_pids(proc.pid))
+                if len(now) == 2 and not now & before:
+                    break
+                time.sleep(0.1)
+            ended = False
+            while not ended and time.monotonic() < deadline:  # heartbeats, then the end
+                ended = not stream.recv(65536)
+            served_after = len(answers)
+            while len(answers) < served_after + 20 and time.monotonic() < deadline:
+                time.sleep(0.05)
+        finally:
+            stop.set()
+            client.join()
+            stream.close()
+        assert len(now) == 2 and not now & before, (before, now)
+        assert ended
+        assert set(answers) == {200} and len(answers) >= served_after + 20, set(answers)
+        assert proc.poll() is None
+        print(f"\n{len(answers)} answers across the reload, {len(dropped)} connections dropped: {dropped[:3]}")
 
 
 @pytest.mark.slow
