@@ -6,6 +6,9 @@ non-Latin letters, three games, every variant, size and language: target
 < 50 ms too) and a filled one, beside the time to build a one-page PDF with
 nothing on it, measured in the same run. Width caches are emptied before
 each worst-case build, so that figure is the cold cost of a new name.
+Last, the process's resident memory before and after 1,000 sheets with new
+names each (after 300 that fill the caches): what a worker printing all day
+grows by (target: within the caches' bounds, a few MB).
 
     python bench/sheets.py [--repeat 30]
 """
@@ -15,6 +18,7 @@ from __future__ import annotations
 import argparse
 import io
 import itertools
+import random
 import statistics
 import sys
 import time
@@ -126,6 +130,32 @@ def main() -> None:
     print(f"  filled sheet, 4 players       {filled:7.2f} ms   {filled / base:5.1f}x")
     print(f"  filled, 12 names, 7 scripts   {scripts:7.2f} ms   {scripts / base:5.1f}x   (target < 50 ms)")
     print(f"  worst valid request           {worst:7.2f} ms   {worst / base:5.1f}x   (target < 50 ms): {label}")
+    before, after = resident_growth()
+    print(f"resident memory over 1,000 sheets with new names: {before:.1f} -> {after:.1f} MiB "
+          f"({after - before:+.1f} MiB)")
+
+
+def resident_mib() -> float:
+    with open("/proc/self/status") as f:
+        return next(int(line.split()[1]) for line in f if line.startswith("VmRSS")) / 1024
+
+
+def resident_growth() -> tuple[float, float]:
+    """Resident memory (MiB) after 300 sheets with new names each, then after 1,000 more (Linux)."""
+    rnd = random.Random(5)
+    letters = "abcdefghijklmnopqrstuvwxyzñçãõЖШЩΩμ"
+    rule_sets = [find_variant(v).rules() for v in ("generala", "generala-doble", "general-pr", "double-cameroon")]
+
+    def sheet(i: int) -> None:
+        names = ["".join(rnd.choice(letters) for _ in range(12)) + str(i) for _ in range(6)]
+        blank_sheet(rule_sets[i % 4], players=6, names=names, games=1 + i % 3, lang="es")
+
+    for i in range(300):
+        sheet(i)
+    before = resident_mib()
+    for i in range(300, 1300):
+        sheet(i)
+    return before, resident_mib()
 
 
 if __name__ == "__main__":
