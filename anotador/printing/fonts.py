@@ -34,6 +34,8 @@ from pathlib import Path
 from reportlab.pdfbase import pdfmetrics
 from reportlab.pdfbase.ttfonts import TTFont, shapeStr
 
+from ..support import adapters
+
 REGULAR, BOLD = "AnotadorSans", "AnotadorSans-Bold"
 WIDE, WIDE_BOLD, CJK, SYMBOLS = "AnotadorWide", "AnotadorWide-Bold", "AnotadorCJK", "AnotadorSymbols"
 
@@ -155,7 +157,7 @@ def _shape(text: str, font: str) -> Piece:
         return Piece(drawn, font, pdfmetrics.stringWidth(drawn, font, 1.0), text)
     with _shaping:  # shaping may add a glyph's private code point to the font: one thread at a time
         shaped = shapeStr(drawn, font, 1.0)
-    data = getattr(shaped, "__shapeData__", None)
+    data = adapters.shape_data(shaped)
     width = sum(d.x_advance for d in data) / 1000 if data else pdfmetrics.stringWidth(shaped, font, 1.0)
     return Piece(shaped, font, width, text)
 

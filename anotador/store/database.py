@@ -250,7 +250,7 @@ class Heads:
     Every phone asks for its game once a second, and almost always hears
     "nothing changed": ``SELECT version, updated_at FROM games WHERE id = ?``
     answers that. It runs on a plain driver connection (:class:`_SqliteHead`,
-    :class:`_PostgresHead`), kept in a small free list between requests. A
+    :class:`~anotador.support.adapters.PostgresHead`), kept in a small free list between requests. A
     connection that fails is thrown away and the request is a 503
     (:class:`DatabaseBusy`); the next opens a fresh one, so a restarted
     database heals at once.
@@ -273,7 +273,7 @@ class Heads:
             options = (f"-c statement_timeout={int(config['DB_STATEMENT_TIMEOUT_MS'])} "
                        f"-c lock_timeout={int(config['DB_LOCK_TIMEOUT_MS'])}")
             timeout, tcp = int(config["DB_CONNECT_TIMEOUT"]), tcp_options(config)
-            self._connect = lambda: _PostgresHead(target, timeout, options, tcp)
+            self._connect = lambda: adapters.PostgresHead(target, timeout, options, tcp)
             self.enabled = True
 
     def get(self, game_id: str) -> tuple[int, Any] | None:
@@ -342,52 +342,6 @@ class _SqliteHead:
         _close_quietly(self.conn)
 
 
-class _PostgresHead:
-    """A psycopg connection in autocommit answering :meth:`head` with a prepared statement.
-
-    The statement runs through libpq itself (``pgconn.exec_prepared``, which
-    waits without the GIL) and psycopg's loaders turn its binary row into
-    Python values. psycopg's own ``execute`` gives the same answer for about
-    twice the client CPU (docs/speed.md).
-    """
-
-    SQL = b"SELECT version, updated_at FROM games WHERE id = $1"
-    NAME = b"anotador_head"
-
-    def __init__(self, target: str, timeout: int, options: str, tcp: dict) -> None:
-        import psycopg
-        from psycopg.adapt import Transformer
-        from psycopg.errors import error_from_result
-
-        self.conn = psycopg.connect(target, autocommit=True, connect_timeout=timeout, options=options, **tcp)
-        self.pgconn, self.error_from_result = self.conn.pgconn, error_from_result
-        self.command_ok, self.tuples_ok = psycopg.pq.ExecStatus.COMMAND_OK, psycopg.pq.ExecStatus.TUPLES_OK
-        try:
-            self._check(self.pgconn.prepare(self.NAME, self.SQL), self.command_ok)
-        except BaseException:
-            self.close()
-            raise
-        self.rows = Transformer(self.conn)
-
-    def head(self, game_id: str) -> tuple | None:
-        result = self.pgconn.exec_prepared(self.NAME, [game_id.encode()], result_format=1)
-        self._check(result, self.tuples_ok)
-        if not result.ntuples:
-            return None
-        self.rows.set_pgresult(result)
-        return self.rows.load_row(0, tuple)
-
-    def _check(self, result, status) -> None:
-        if result.status != status:  # the server's own error, as psycopg would raise it
-            raise self.error_from_result(result)
-
-    def fileno(self) -> int:
-        return self.conn.fileno()
-
-    def close(self) -> None:
-        _close_quietly(self.conn)
-
-
 def _close_quietly(conn) -> None:
     try:
         conn.close()
@@ -417,11 +371,9 @@ class DriverStatement:
     def __init__(self, statement, keys: tuple[str, ...], dialect) -> None:
         compiled = statement.compile(dialect=dialect, column_keys=list(keys))
         self.sql = str(compiled)
-        self.names = tuple(compiled.positiontup or ())
-        self.converters = tuple(compiled.binds[n].type.dialect_impl(dialect).bind_processor(dialect)
-                                for n in self.names)
-        #: The values the statement itself holds (a LIMIT 1), by name: the caller's parameters are the rest.
-        self.fixed = {n: compiled.binds[n].value for n in self.names if not compiled.binds[n].required}
+        # the parameters' names in the SQL's order, each one's converter, and the values the statement itself
+        # holds (a LIMIT 1): the caller's parameters are the rest
+        self.names, self.converters, self.fixed = adapters.positional_parameters(compiled, dialect)
 
     @classmethod
     def of(cls, statement, keys: tuple[str, ...]) -> "DriverStatement":

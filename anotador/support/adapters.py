@@ -25,13 +25,30 @@ The adapters, and the decision on each private use found in the code:
   ``Compress.after_request`` chose, which is all :mod:`anotador.api.polls` needs.
 - ``Flask.ensure_sync`` (overridden by :class:`anotador.app.Anotador`) is a
   documented public method meant to be overridden; not an internal.
+- :class:`PostgresHead` (psycopg's low level: ``pgconn.prepare`` and
+  ``exec_prepared``, a ``Transformer`` loading the binary row, and
+  ``errors.error_from_result``, which psycopg does not document). The poll
+  on PostgreSQL asks for a game's version on every request; psycopg's
+  ``execute`` costs about twice the client CPU (docs/speed.md). Kept while
+  the poll is below its line on PostgreSQL.
+- :func:`positional_parameters` (SQLAlchemy: a compiled statement's
+  ``positiontup`` and ``binds``, and each type's ``bind_processor``), for
+  :class:`anotador.store.database.DriverStatement`: the SQLite writes made
+  inside the write lock go straight to sqlite3 with the values SQLAlchemy
+  would have sent (its execute costs more than the driver inside the lock:
+  docs/speed.md).
+- :func:`shape_data` (reportlab: the glyphs a shaped string carries in
+  ``__shapeData__``). A shaped name's width is the sum of its glyphs'
+  advances, and only that attribute carries them; without it (an older
+  reportlab) the width falls back to ``stringWidth``.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any, Callable
 
-from flask import Flask
+if TYPE_CHECKING:  # the printing core uses this module too, without the web half
+    from flask import Flask
 
 
 def light_teardown(app: Flask, db: Any) -> bool:
@@ -62,3 +79,63 @@ def light_teardown(app: Flask, db: Any) -> bool:
 def schema_hooks(schema: Any) -> dict:
     """The processors a marshmallow schema runs around a load (``pre_load``, ``validates``, ...), by hook kind."""
     return getattr(schema, "_hooks")
+
+
+def positional_parameters(compiled: Any, dialect: Any) -> tuple[tuple[str, ...], tuple[Callable | None, ...], dict]:
+    """A statement compiled for a positional driver: its parameters' names in the SQL's order, each one's
+    converter (the column type's bind processor, as SQLAlchemy's execute would apply it, or None), and the
+    values the statement holds itself, by name."""
+    names = tuple(compiled.positiontup or ())
+    binds = compiled.binds
+    converters = tuple(binds[n].type.dialect_impl(dialect).bind_processor(dialect) for n in names)
+    return names, converters, {n: binds[n].value for n in names if not binds[n].required}
+
+
+class PostgresHead:
+    """A psycopg connection in autocommit answering :meth:`head` (a game's version and when it was made) with a
+    statement prepared once, run through libpq (which waits without the GIL), its binary row loaded by
+    psycopg's own loaders."""
+
+    SQL = b"SELECT version, updated_at FROM games WHERE id = $1"
+    NAME = b"anotador_head"
+
+    def __init__(self, target: str, timeout: int, options: str, tcp: dict) -> None:
+        import psycopg
+        from psycopg.adapt import Transformer
+        from psycopg.errors import error_from_result
+
+        self.conn = psycopg.connect(target, autocommit=True, connect_timeout=timeout, options=options, **tcp)
+        self.pgconn, self.error_from_result = self.conn.pgconn, error_from_result
+        self.command_ok, self.tuples_ok = psycopg.pq.ExecStatus.COMMAND_OK, psycopg.pq.ExecStatus.TUPLES_OK
+        try:
+            self._check(self.pgconn.prepare(self.NAME, self.SQL), self.command_ok)
+        except BaseException:
+            self.close()
+            raise
+        self.rows = Transformer(self.conn)
+
+    def head(self, game_id: str) -> tuple | None:
+        result = self.pgconn.exec_prepared(self.NAME, [game_id.encode()], result_format=1)
+        self._check(result, self.tuples_ok)
+        if not result.ntuples:
+            return None
+        self.rows.set_pgresult(result)
+        return self.rows.load_row(0, tuple)
+
+    def _check(self, result, status) -> None:
+        if result.status != status:  # the server's own error, as psycopg would raise it
+            raise self.error_from_result(result)
+
+    def fileno(self) -> int:
+        return self.conn.fileno()
+
+    def close(self) -> None:
+        try:
+            self.conn.close()
+        except Exception:
+            pass
+
+
+def shape_data(shaped: str) -> list | None:
+    """The glyphs (each with its ``x_advance``) of a string reportlab's ``shapeStr`` shaped, or None."""
+    return getattr(shaped, "__shapeData__", None)
