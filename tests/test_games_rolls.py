@@ -37,6 +37,8 @@ def test_the_throws_are_stored_with_the_turn_and_give_its_dice(new_game):
     ([], {}, "rolls"),
     (ROLLS + [{"dice": [6, 6, 6, 6, 2]}], {}, "rolls"),
     ([{"dice": [6, 6, 2, 3, 1], "keep": [6, 6]}], {}, "rolls.0.keep"),  # the last throw keeps nothing
+    ([{"dice": [6, 6, 2, 3, 1], "keep": None}], {}, "rolls.0.keep"),  # not even null: the spec's keep is a list
+    ([{"dice": [6, 6, 2, 3, 1], "keep": None}, {"dice": [6, 6, 6, 6, 2]}], {}, "rolls.0.keep"),
     ([{"dice": [6, 6, 2, 3, 1]}, {"dice": [6, 6, 6, 6, 2]}], {}, "rolls.0.keep"),  # a keep is needed before a throw
     ([{"dice": [6, 6, 2, 3, 1], "keep": [6, 6, 6]}, {"dice": [6, 6, 6, 6, 2]}], {}, "rolls.0.keep"),  # not rolled
     ([{"dice": [6, 6, 2, 3, 1], "keep": [6, 6, 2, 3, 1]}, {"dice": [6, 6, 2, 3, 1]}], {}, "rolls.0.keep"),  # all

@@ -73,7 +73,7 @@ def check_rolls(rules, rolls: Any, dice: Any, served: Any, path: str = "rolls") 
         last = i == len(rolls) - 1
         keep = throw.get("keep")
         if last:
-            if keep is not None:
+            if "keep" in throw:  # even null: a keep is a list of dice, and the last throw has none
                 raise InvalidRollsError(
                     f"The last throw keeps nothing: its dice are the turn's. Add the next throw, or leave out "
                     f"{at}.keep.", f"{at}.keep")
