@@ -156,7 +156,8 @@ class Headers(dict):
 
 def request(port: int, method: str, path: str, body: Any = None, headers: dict | None = None,
             timeout: float = 30) -> tuple[int, dict, Any]:
-    """One HTTP request on a fresh connection; return (status, headers, JSON body or None)."""
+    """One HTTP request on a fresh connection; return (status, headers, body): a JSON body decoded, any other
+    as bytes, none as None."""
     conn = http.client.HTTPConnection("127.0.0.1", port, timeout=timeout)
     try:
         data = None if body is None else json.dumps(body).encode()
@@ -164,7 +165,10 @@ def request(port: int, method: str, path: str, body: Any = None, headers: dict |
         conn.request(method, path, body=data, headers=hdrs)
         resp = conn.getresponse()
         raw = resp.read()
-        return resp.status, Headers(resp.getheaders()), (json.loads(raw) if raw else None)
+        if not raw:
+            return resp.status, Headers(resp.getheaders()), None
+        return resp.status, Headers(resp.getheaders()), (json.loads(raw) if "json" in (resp.getheader(
+            "Content-Type") or "") else raw)
     finally:
         conn.close()
 

@@ -17,7 +17,6 @@ import pytest
 import sqlalchemy as sa
 
 from anotador import create_app
-from bench._http import Headers
 
 from .dbkit import Table, dispose, run_sql
 from .faults import TcpProxy
@@ -339,24 +338,11 @@ def test_a_partition_costs_503s_within_the_budget_and_nothing_else_waits(postgre
     scoring, the variants, the page, the spec and /healthz answer as usual
     throughout; when the packets flow again, so do reads, without a restart.
     """
-    import http.client
-    import json
     import statistics
 
-    from .test_serving import serve
+    from bench._http import request
 
-    def request(port, method, where, body=None, headers=None, timeout=30):
-        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=timeout)
-        try:
-            data = None if body is None else json.dumps(body).encode()
-            conn.request(method, where, body=data, headers={**({"Content-Type": "application/json"} if data else {}),
-                                                             **(headers or {})})
-            resp = conn.getresponse()
-            raw = resp.read()
-            return resp.status, Headers(resp.getheaders()), (json.loads(raw) if "json" in resp.getheader(
-                "Content-Type", "") and raw else raw)
-        finally:
-            conn.close()
+    from .test_serving import serve
 
     url = sa.engine.make_url(postgres_url)
     proxy = TcpProxy((url.host or "127.0.0.1", url.port or 5432)).start()

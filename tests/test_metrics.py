@@ -7,7 +7,6 @@ worker a scrape reaches must report every worker's requests.
 
 from __future__ import annotations
 
-import http.client
 import importlib.util
 import json
 import os
@@ -35,15 +34,9 @@ def samples(text: str) -> dict[tuple[str, tuple], float]:
 
 
 def scrape(port: int) -> dict[tuple[str, tuple], float]:
-    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
-    try:
-        conn.request("GET", "/metrics")
-        resp = conn.getresponse()
-        body = resp.read().decode()
-        assert resp.status == 200 and resp.getheader("content-type").startswith("text/plain"), body[:500]
-        return samples(body)
-    finally:
-        conn.close()
+    status, headers, body = request(port, "GET", "/metrics")
+    assert status == 200 and headers["content-type"].startswith("text/plain"), body
+    return samples(body.decode())
 
 
 def value(found: dict, name: str, **labels: str) -> float:

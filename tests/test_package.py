@@ -9,8 +9,6 @@ page, a static file and the spec.
 
 from __future__ import annotations
 
-import http.client
-import json
 import os
 import shutil
 import signal
@@ -23,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from bench._http import Headers, free_port
+from bench._http import free_port, request
 
 from .conftest import RUN, WORKER
 from .dbkit import PG_SERVER, _maintenance, pg_reachable
@@ -107,18 +105,6 @@ def test_the_wheel_and_the_sdist_hold_what_the_service_reads(dist):
     assert set(SHIPPED) <= inside and "pyproject.toml" in inside and "README.md" in inside
 
 
-def _call(port: int, method: str, path: str, body=None, headers=None) -> tuple[int, dict, bytes]:
-    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
-    try:
-        data = None if body is None else json.dumps(body).encode()
-        conn.request(method, path, body=data,
-                     headers={**({"Content-Type": "application/json"} if data else {}), **(headers or {})})
-        resp = conn.getresponse()
-        return resp.status, Headers(resp.getheaders()), resp.read()
-    finally:
-        conn.close()
-
-
 @pytest.fixture(params=["sqlite", "postgresql"])
 def database(request, tmp_path):
     """An empty database: no table at all."""
@@ -154,31 +140,31 @@ def test_the_installed_package_upgrades_an_empty_database_and_serves_a_game(venv
         deadline = time.monotonic() + 60
         while True:
             try:
-                if _call(port, "GET", "/healthz")[0] == 200:
+                if request(port, "GET", "/healthz")[0] == 200:
                     break
             except OSError:
                 pass
             assert server.poll() is None and time.monotonic() < deadline, (tmp_path / "serve.log").read_text()
             time.sleep(0.2)
-        status, headers, page = _call(port, "GET", "/")
+        status, headers, page = request(port, "GET", "/")
         assert status == 200 and b'<script type="module"' in page
-        assert _call(port, "GET", "/static/js/main.js")[0] == 200
-        status, _, spec = _call(port, "GET", "/openapi.yaml")
+        assert request(port, "GET", "/static/js/main.js")[0] == 200
+        status, _, spec = request(port, "GET", "/openapi.yaml")
         assert status == 200 and spec.startswith(b"openapi: 3.")
-        status, _, body = _call(port, "POST", "/api/v1/games", {"variant": "generala", "players": ["Ana", "Ольга"]})
+        status, _, body = request(port, "POST", "/api/v1/games", {"variant": "generala", "players": ["Ana", "Ольга"]})
         assert status == 201, body
-        game = json.loads(body)
+        game = body
         auth = {"Authorization": f"Bearer {game['token']}"}
-        status, _, body = _call(port, "POST", f"/api/v1/games/{game['id']}/turns",
+        status, _, body = request(port, "POST", f"/api/v1/games/{game['id']}/turns",
                                 {"player": game["turn"]["player"], "dice": [3, 3, 3, 5, 6], "category": "threes"},
                                 auth)
         assert status == 201, body
-        status, _, body = _call(port, "GET", f"/api/v1/games/{game['id']}")
-        assert status == 200 and json.loads(body)["players"][game["turn"]["player"]]["sheet"]["threes"] == 9
-        assert _call(port, "GET", "/readyz")[0] == 200  # the schema is this code's
-        status, _, pdf = _call(port, "GET", f"/api/v1/games/{game['id']}/sheet.pdf")
+        status, _, body = request(port, "GET", f"/api/v1/games/{game['id']}")
+        assert status == 200 and body["players"][game["turn"]["player"]]["sheet"]["threes"] == 9
+        assert request(port, "GET", "/readyz")[0] == 200  # the schema is this code's
+        status, _, pdf = request(port, "GET", f"/api/v1/games/{game['id']}/sheet.pdf")
         assert status == 200 and b"FiraGO-Bold" in pdf  # the Cyrillic name, in the font the wheel ships
-        status, _, metrics = _call(port, "GET", "/metrics")  # both workers' figures, whichever answers
+        status, _, metrics = request(port, "GET", "/metrics")  # both workers' figures, whichever answers
         assert status == 200, metrics
         assert (b'anotador_requests_total{method="POST",route="/api/v1/games/<game_id>/turns",status="201"} 1.0'
                 in metrics), metrics.decode()[:3000]
