@@ -170,3 +170,39 @@ def test_every_worker_s_figures_add_up_and_the_access_log_is_json(tmp_path):
     assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z", created["time"])
     assert re.fullmatch(r"[0-9a-f]{16}", created["id"]) and isinstance(created["ms"], int)
     assert len([line for line in lines if line["target"] == path]) == sent["read"]
+
+
+def test_json_logs_carry_the_apps_own_warnings_and_errors_too(monkeypatch):
+    """With ANOTADOR_LOG_FORMAT=json a worker's own lines (a feed that lost its database, a failed request) are
+    JSON objects too, an error's traceback inside its object: every line a shipper reads is one object."""
+    import io
+    import logging
+    import sys
+
+    from anotador.ops import gate
+
+    written = io.StringIO()
+    monkeypatch.setattr(sys, "stderr", written)
+    app, before = logging.getLogger("anotador"), list(logging.getLogger("anotador").handlers)
+    monkeypatch.setattr(app, "propagate", app.propagate)
+    monkeypatch.setattr(app, "disabled", False)
+    access = logging.getLogger("anotador.access")
+    monkeypatch.setattr(access, "handlers", [])
+    try:
+        gate.log_to_stderr("json")
+        gate.log_to_stderr("json")  # a second worker's set-up in one process adds nothing
+        logging.getLogger("anotador.live.feeds").warning("lost the database: %s", "reconnecting")
+        try:
+            1 / 0
+        except ZeroDivisionError:
+            logging.getLogger("anotador.ops.bridge").exception("the app failed to answer %s", "GET /x")
+    finally:
+        for handler in app.handlers:
+            if handler not in before:
+                app.removeHandler(handler)
+    lines = [json.loads(line) for line in written.getvalue().splitlines()]
+    assert [(line["level"], line["logger"], line["message"]) for line in lines] == [
+        ("warning", "anotador.live.feeds", "lost the database: reconnecting"),
+        ("error", "anotador.ops.bridge", "the app failed to answer GET /x")]
+    assert "ZeroDivisionError" in lines[1]["exception"] and "exception" not in lines[0]
+    assert all(re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z", line["time"]) for line in lines)

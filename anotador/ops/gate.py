@@ -123,21 +123,31 @@ class Logged:
 
 class JSONLines(logging.Formatter):
     """One JSON object a line (``ANOTADOR_LOG_FORMAT=json``): the time (UTC) and the access line's fields, or
-    the message of any other line, for a log shipper to read without a pattern."""
+    any other line's level, logger and message (and its traceback, if it has one), for a log shipper to read
+    without a pattern."""
 
     def format(self, record: logging.LogRecord) -> str:
         when = datetime.fromtimestamp(record.created, timezone.utc).isoformat(timespec="milliseconds")
-        fields = getattr(record, "access", None) or {"level": record.levelname.lower(), "message": record.getMessage()}
+        fields = getattr(record, "access", None)
+        if fields is None:
+            fields = {"level": record.levelname.lower(), "logger": record.name, "message": record.getMessage()}
+            if record.exc_info:
+                fields["exception"] = self.formatException(record.exc_info)
         return json.dumps({"time": when.replace("+00:00", "Z"), **fields}, ensure_ascii=False)
 
 
 def log_to_stderr(form: str = "text") -> None:
     """The access log's lines on standard error, whatever granian did to the logging set-up: as nginx writes
-    them (``text``) or as JSON (``json``)."""
+    them (``text``) or as JSON (``json``, and then the app's own warnings and errors too)."""
     if not access.handlers:
         access.addHandler(logging.StreamHandler())
     for handler in access.handlers:
         handler.setFormatter(JSONLines() if form == "json" else logging.Formatter("%(message)s"))
     access.setLevel(logging.INFO)
     access.propagate = False
-
+    app = logging.getLogger("anotador")
+    if form == "json" and not any(isinstance(h.formatter, JSONLines) for h in app.handlers):
+        handler = logging.StreamHandler()
+        handler.setFormatter(JSONLines())
+        app.addHandler(handler)
+        app.propagate = False
