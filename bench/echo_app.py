@@ -33,10 +33,5 @@ def asgi():
                 await send({"type": "lifespan.startup.complete"})
             await send({"type": "lifespan.shutdown.complete"})
             return
-        logged = gate.Logged(scope, send)
-        try:
-            body = await gate.whole(scope, receive, 16 * 1024, gate.REQUEST_TIMEOUT)
-            await bridge(scope, body, logged)
-        finally:
-            logged.write()
+        await gate.through(scope, receive, send, bridge, 16 * 1024, gate.REQUEST_TIMEOUT)
     return serve

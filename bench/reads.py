@@ -42,11 +42,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from anotador.ops.serving import command  # noqa: E402
 from bench._http import DEPLOYED, SERVE_WORKERS, Server, gunicorn, load, request  # noqa: E402
 from bench.games import fresh_database  # noqa: E402
 from bench.score import requests as score_requests  # noqa: E402
-from bench.slow_servers import process  # noqa: E402
+from bench.slow_servers import process, serve_command  # noqa: E402
 
 NAMES = ["Ñandú", "Beto", "Ana Laura", "Guillermina Fernández", "Ceci", "Dani"]
 
@@ -102,12 +101,10 @@ def servers(kind: str, env: dict):
         with granian_wsgi("bench.echo_app:app") as echo, granian_wsgi("wsgi:app", env) as app:
             yield echo, app, None, f"granian {SERVE_WORKERS} x WSGI (8 threads) for both"
     else:
-        cmd = command({"PORT": "1", "WORKERS": str(SERVE_WORKERS)}, ["--log-level", "warning"])
-        cmd[cmd.index("--port") + 1] = "{port}"
         deployed = {"ANOTADOR_SOLVER_BUILD_AHEAD": "false", "THREADS": "8"}
         with granian_wsgi("bench.echo_app:app") as echo, \
-                process([*cmd[:-1], "bench.echo_app:asgi"], "the echo as deployed", "/echo", deployed) as (e, ep), \
-                process(cmd, "anotador serve", "/healthz", {**env, **deployed}) as (port, proc):
+                process(serve_command("bench.echo_app:asgi"), "the echo as deployed", "/echo", deployed) as (e, ep), \
+                process(serve_command(), "anotador serve", "/healthz", {**env, **deployed}) as (port, proc):
             time.sleep(2)  # a worker answers /healthz before the other has started
             yield echo, Server(proc, port), Server(ep, e), (
                 f"granian {SERVE_WORKERS} x: Anotador as `anotador serve` runs it (ASGI: the gate, 8 threads), "

@@ -80,14 +80,20 @@ def process(cmd: list[str], name: str, ready: str = "/healthz", env: dict | None
                 proc.wait()
 
 
-@contextmanager
-def deployed():
+def serve_command(target: str = "anotador.ops.asgi:create") -> list[str]:
+    """``anotador serve``'s granian command line (2 workers, warnings only), ``{port}`` for :func:`process` to
+    fill, serving ``target`` (another ASGI factory served the same way, if given)."""
     from anotador.ops.serving import command
 
     cmd = command({"PORT": "1", "WORKERS": "2"}, ["--log-level", "warning"])
     cmd[cmd.index("--port") + 1] = "{port}"
+    return [*cmd[:-1], target]
+
+
+@contextmanager
+def deployed():
     os.environ.setdefault("THREADS", "4")
-    with process(cmd, "anotador serve") as served:
+    with process(serve_command(), "anotador serve") as served:
         yield served
 
 

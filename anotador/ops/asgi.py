@@ -78,19 +78,7 @@ class Live:
         key = self.streams.wanted(scope)
         if key is not None and await self.streams(scope, receive, send, key):
             return
-        logged = gate.Logged(scope, send, self.answered)
-        try:
-            refused = gate.refusal(scope)
-            if refused is not None:
-                await gate.refuse(logged, *refused)
-                return
-            body = await gate.whole(scope, receive, self.body_limit, self.request_timeout)
-            if body is None:
-                await gate.refuse(logged, 408, "its body did not arrive in time")
-                return
-            await self.flask(scope, body, logged)
-        finally:
-            logged.write()
+        await gate.through(scope, receive, send, self.flask, self.body_limit, self.request_timeout, self.answered)
 
     async def _lifespan(self, receive, send) -> None:
         while True:

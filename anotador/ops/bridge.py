@@ -24,12 +24,11 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Awaitable, Callable, Iterable
 
 from ..http.errors import send_problem
+from .gate import FRAMING
 
 log = logging.getLogger(__name__)
 
 Send = Callable[[dict], Awaitable[None]]
-#: The request's own length is the one the gate read, not the one the client announced.
-_DROPPED = (b"content-length", b"transfer-encoding")
 _BODIED = ("POST", "PUT", "PATCH")
 
 
@@ -62,7 +61,7 @@ def environ_of(scope: dict, body: bytes) -> dict[str, Any]:
     if body or scope["method"] in _BODIED:
         environ["CONTENT_LENGTH"] = str(len(body))
     for name, value in scope["headers"]:
-        if name in _DROPPED:
+        if name in FRAMING:  # the body's length is the one the gate read, not the one the client announced
             continue
         key = name.decode("latin-1").upper().replace("-", "_")
         key = key if key == "CONTENT_TYPE" else "HTTP_" + key

@@ -32,8 +32,8 @@ HEADER_FIELDS = 50
 #: Seconds a client has to send its body (``ANOTADOR_REQUEST_TIMEOUT``).
 REQUEST_TIMEOUT = 10.0
 
-#: The header fields that announce a body (RFC 9112, section 6.3).
-_FRAMING = (b"content-length", b"transfer-encoding")
+#: The header fields that announce a body (RFC 9112, section 6.3); the body read here replaces what they say.
+FRAMING = (b"content-length", b"transfer-encoding")
 
 access = logging.getLogger("anotador.access")
 
@@ -61,7 +61,7 @@ async def refuse(send, status: int, why: str) -> None:
 async def whole(scope: dict, receive: Callable[[], Awaitable[dict]], limit: int, seconds: float) -> bytes | None:
     """The body (up to ``limit`` + 1 bytes), read within ``seconds``; None when the client took too long or
     left. A request that announces no body (neither a length nor chunks: most are GETs) has none."""
-    if not any(name in _FRAMING for name, _ in scope["headers"]):
+    if not any(name in FRAMING for name, _ in scope["headers"]):
         return b""
     chunks: list[bytes] = []
     size = 0
@@ -77,6 +77,26 @@ async def whole(scope: dict, receive: Callable[[], Awaitable[dict]], limit: int,
                     return b"".join(chunks)
     except TimeoutError:
         return None
+
+
+async def through(scope: dict, receive: Callable[[], Awaitable[dict]], send, app, limit: int, seconds: float,
+                  answered: Callable[[str, str, int, float], object] | None = None) -> None:
+    """A request the way every one but a live stream goes: refused if it cannot be read, else read whole and
+    handed to ``app`` (``app(scope, body, send)``: :class:`~anotador.ops.bridge.Bridge`), its access line
+    written once answered."""
+    logged = Logged(scope, send, answered)
+    try:
+        refused = refusal(scope)
+        if refused is not None:
+            await refuse(logged, *refused)
+            return
+        body = await whole(scope, receive, limit, seconds)
+        if body is None:
+            await refuse(logged, 408, "its body did not arrive in time")
+            return
+        await app(scope, body, logged)
+    finally:
+        logged.write()
 
 
 class Logged:
