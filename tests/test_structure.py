@@ -17,8 +17,9 @@ SOURCE = ROOT / PACKAGE
 
 #: Every private name of another package the code may reach, and the one module allowed to reach it
 #: (see anotador/support/adapters.py for why each stays). Anything else is a failure.
+ADAPTERS = "anotador/support/adapters.py"
 ALLOWED = {
-    "anotador/support/adapters.py": {"flask_sqlalchemy:_teardown_session", "marshmallow:_hooks"},
+    ADAPTERS: {"flask_sqlalchemy:_teardown_session", "marshmallow:_hooks"},
 }
 
 #: Names other packages expose without a leading underscore but do not document as theirs to keep (or that
@@ -28,7 +29,6 @@ LOW_LEVEL = {
     "sqlalchemy": {"positiontup", "binds", "bind_processor"},
     "reportlab": {"__shapeData__"},
 }
-ADAPTERS = "anotador/support/adapters.py"
 
 #: Lines a module of the package may have: a reader should take one in at a sitting.
 MAX_LINES = 480
