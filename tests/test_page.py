@@ -305,6 +305,7 @@ def test_double_cameroon_dice_split_by_the_player(phone):
     page.locator('#options [data-focus-key="g1:little_cameroon"]').click()
     expect(cell(page, 1, "full")).to_have_text("20")   # the lowest die starts: Beto
     expect(cell(page, 1, "little_cameroon")).to_have_text("21")
+    expect(page.locator("#pending")).to_be_hidden(timeout=10_000)  # shown at once, stored when sent
     turn = api_turns(page, game)["turns"][0]
     assert [(b["category"], b["dice"], b["points"]) for b in turn["boxes"]] == \
         [("full", [1, 1, 6, 6, 6], 20), ("little_cameroon", [1, 2, 3, 4, 5], 21)]

@@ -161,6 +161,7 @@ def test_a_read_that_brings_our_turn_before_its_answer_keeps_the_next_roll(phone
     expect(page.locator("#tray button.die")).to_have_count(5)
     choose(page, "Four of a kind")
     expect(cell(page, 1, "four")).not_to_have_text("")
+    expect(page.locator("#pending")).to_be_hidden(timeout=10_000)  # shown at once, stored when sent
     turns = api_turns(page, game)["turns"]
     assert [(t["player"], t["dice"]) for t in turns] == [(0, [2, 3, 4, 5, 6]), (1, [6, 6, 6, 6, 1])]
     assert page.errors == []
