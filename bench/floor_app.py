@@ -12,7 +12,7 @@ from flask import jsonify
 
 from anotador import create_app
 from anotador.extensions import db
-from anotador.store.database import begin_write
+from anotador.store.transactions import writing
 
 app = create_app()
 FLOOR = sa.Table("bench_floor", sa.MetaData(), sa.Column("id", sa.Integer, primary_key=True),
@@ -22,15 +22,13 @@ FLOOR = sa.Table("bench_floor", sa.MetaData(), sa.Column("id", sa.Integer, prima
 @app.post("/bench/floor")
 def floor():
     """One row written and committed durably: what any write costs at least."""
-    begin_write()
-    db.session.execute(FLOOR.insert().values(body={"dice": [1, 2, 3, 4, 5]}))
-    db.session.commit()
+    with writing():
+        db.session.execute(FLOOR.insert().values(body={"dice": [1, 2, 3, 4, 5]}))
     return jsonify({"ok": True}), 201
 
 
 with app.app_context():
     # As a writer: every worker runs this at once, and two SQLite readers
     # that both find no table then both try to write it (database is locked).
-    begin_write()
-    FLOOR.create(db.session.connection(), checkfirst=True)
-    db.session.commit()
+    with writing():
+        FLOOR.create(db.session.connection(), checkfirst=True)

@@ -307,6 +307,46 @@ def test_the_private_name_check_sees_imports_and_attributes(tmp_path, monkeypatc
     assert found == {f"{PACKAGE}/bad.py": {"flask_compress:_choose_algorithm", "gunicorn:_DEFER", "?:_secret"}}
 
 
+#: Where a transaction of the request's session may begin or end (ARCHITECTURE.md, "Transactions"): every
+#: write in ``with writing():``, a turn's unlocked path in its backend, and a failed request's end.
+TRANSACTION_BOUNDS = {
+    "begin_write": {"anotador/store/transactions.py"},
+    "commit": {"anotador/store/transactions.py"},
+    "rollback": {"anotador/store/transactions.py", "anotador/sheets/backends.py", "anotador/api/problems.py"},
+}
+
+
+def transaction_bounds(root: Path, source: Path) -> dict[str, set[str]]:
+    """What begins or ends a transaction of the session (``begin_write()``, ``db.session.commit()`` or
+    ``.rollback()``) → the files that call it."""
+    found: dict[str, set[str]] = {}
+    for path in sorted(source.rglob("*.py")):
+        rel = str(path.relative_to(root))
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not isinstance(node, ast.Call):
+                continue
+            call = node.func
+            if isinstance(call, ast.Name) and call.id == "begin_write":
+                found.setdefault("begin_write", set()).add(rel)
+            elif isinstance(call, ast.Attribute) and call.attr in ("commit", "rollback") \
+                    and isinstance(call.value, ast.Attribute) and call.value.attr == "session":
+                found.setdefault(call.attr, set()).add(rel)
+    return found
+
+
+def test_transactions_begin_and_end_in_one_place():
+    assert transaction_bounds(ROOT, SOURCE) == TRANSACTION_BOUNDS
+
+
+def test_the_transaction_check_sees_a_commit_anywhere(tmp_path):
+    fake = tmp_path / PACKAGE
+    fake.mkdir()
+    (fake / "w.py").write_text("def f(db, s):\n    begin_write()\n    db.session.commit()\n"
+                               "    s.session.rollback()\n    s.rollback()\n")
+    rel = f"{PACKAGE}/w.py"
+    assert transaction_bounds(tmp_path, fake) == {"begin_write": {rel}, "commit": {rel}, "rollback": {rel}}
+
+
 @pytest.mark.parametrize("name", sorted(modules()))
 def test_each_module_is_of_a_readable_size_and_says_what_it_owns(name):
     path = modules()[name]

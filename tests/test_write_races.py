@@ -10,10 +10,13 @@ snapshot unless the code makes it one).
 
 from __future__ import annotations
 
+import functools
+
 import pytest
 from flask import current_app
 
 from anotador import create_app, sheets
+import anotador.sheets.backends
 import anotador.sheets.state
 import anotador.sheets.turns
 from anotador.extensions import db
@@ -36,7 +39,7 @@ def two_apps(db_url):
 
 def before(monkeypatch, app, names, *changes):
     """Run each of ``changes`` (once each, in order) as ``app`` calls any of the functions ``names``
-    (``module.function`` of anotador.sheets).
+    (``module.function`` or ``module.Class.method`` of anotador.sheets).
 
     Returns how many changes were left at each such call.
     """
@@ -53,8 +56,8 @@ def before(monkeypatch, app, names, *changes):
         return run
 
     for name in names:
-        module, _, function = name.rpartition(".")
-        where = getattr(anotador.sheets, module)
+        *path, function = name.split(".")
+        where = functools.reduce(getattr, path, anotador.sheets)
         monkeypatch.setattr(where, function, hooked(getattr(where, function)))
     return calls
 
@@ -62,7 +65,8 @@ def before(monkeypatch, app, names, *changes):
 def between_read_and_write(monkeypatch, app, *changes):
     """Run ``changes`` after a turn of ``app`` has read and played the game, just before it stores the turn;
     and before it takes the lock, if it does."""
-    return before(monkeypatch, app, ("turns.store", "turns.lock"), *changes)
+    stores = ("backends.SQLite.store_turn", "backends.PostgreSQL.store_turn")
+    return before(monkeypatch, app, (*stores, "turns.writing"), *changes)
 
 
 def opened(two_apps):
@@ -118,7 +122,7 @@ def test_a_turn_overtaken_again_and_again_queues_for_the_lock(two_apps, monkeypa
     changes = [lambda d=d: other.correct(1, dice=d) for d in faces]
     calls = between_read_and_write(monkeypatch, two_apps[0], *changes)
     body = table.turn(second, "twos", [2, 2, 3, 4, 5])
-    # three tries overtaken, then the locked path (whose begin_write meets the fourth correction first)
+    # three tries overtaken, then the locked path (whose transaction begins after the fourth correction)
     assert calls == [4, 3, 2, 1]
     assert len(calls) == sheets.UNLOCKED_TRIES + 1
     assert body["version"] == 7 and body["players"][first]["sheet"]["ones"] == 1

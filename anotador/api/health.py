@@ -16,6 +16,7 @@ from sqlalchemy.exc import ProgrammingError
 
 from ..http.errors import TYPE_BASE, problem
 from ..extensions import MIGRATIONS, db
+from ..store.transactions import reading
 
 bp = Blueprint("health", __name__)
 
@@ -29,11 +30,11 @@ def healthz():
 @bp.get("/readyz")
 def readyz():
     """Ready: the database answers and its schema is this code's (else 503)."""
-    try:
-        version = db.session.execute(text("SELECT version_num FROM alembic_version")).scalar()
-    except ProgrammingError:  # PostgreSQL: no such table yet (SQLite says OperationalError: 503 too)
-        version = None
-    db.session.rollback()
+    with reading():
+        try:
+            version = db.session.execute(text("SELECT version_num FROM alembic_version")).scalar()
+        except ProgrammingError:  # PostgreSQL: no such table yet (SQLite says OperationalError: 503 too)
+            version = None
     if version != schema_head():
         return problem(503, "Service Unavailable",
                        f"The database schema is at {version!r}, not {schema_head()!r}: run flask db upgrade.",

@@ -14,7 +14,7 @@ where               what it owns
 ``regulars``        a table's players renamed and merged
 ``join``            adding a game to a table afterwards
 ``standings``       a table's results (kept by every write of its games), standings, history
-``writes``          what every write does around its change: lock, check, commit, replay a key
+``writes``          what every write of a game does around its change: lock, check, replay a key
 ``rows``            the game row's one UPDATE per write
 ``keys``            Idempotency-Key answers stored with the write; ``Written``, what a write returns
 ``tokens``          write tokens: made, hashed, compared
@@ -26,6 +26,8 @@ where               what it owns
 ==================  ===========================================================
 
 Nothing here scores a roll or decides a rule: :mod:`anotador.rules` does.
+Every write runs in ``with writing():`` (:mod:`anotador.store.transactions`);
+only a turn played unlocked begins and ends its own, in its backend.
 The API imports what it needs from this package's top level.
 """
 

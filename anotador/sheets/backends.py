@@ -10,7 +10,10 @@ differences are all about what a round trip costs:
 - SQLite, in process, pays for each Python step inside the one write lock
   every writer shares: a turn's statements go one by one straight to the
   driver (:class:`~anotador.store.database.DriverStatement`), built before the lock,
-  and the lock is taken (:func:`~anotador.store.database.begin_write`) only to write.
+  and the lock is taken (:func:`~anotador.store.transactions.writing`) only to write.
+
+Each one's :meth:`Backend.unlocked_turn` is where a turn's transactions
+begin and end; every other write's are :mod:`anotador.store.transactions`'.
 
 :func:`backend` gives the one for the session's database.
 """
@@ -18,14 +21,17 @@ differences are all about what a round trip costs:
 from __future__ import annotations
 
 import functools
-from typing import Any, Callable
+from contextlib import contextmanager
+from typing import Any, Callable, Iterator
 
 from sqlalchemy import bindparam, insert, select, union_all
 
-from ..store.database import DriverStatement, begin_write, driver_connection
+from ..store.database import DriverStatement, driver_connection
 from ..extensions import db
 from ..store.models import EntryRow, GameRow, TurnRow
 from ..rules import Play
+from ..store.transactions import writing
+from .errors import Moved
 from .keys import FORGET, KEYS, REMEMBER, STORED
 from .rows import move_params, move_statement
 
@@ -41,11 +47,17 @@ class Backend:
     def snapshot(self) -> None:
         """Make the request's coming reads one snapshot of the game, if they are not already."""
 
-    def begin_unlocked(self) -> None:
-        """Begin a turn's reads, which take no lock."""
+    def unlocked_turn(self) -> Iterator[None]:
+        """The block of a turn played without a lock: its reads, then (:meth:`store_turn`) its write.
 
-    def begin_store(self) -> None:
-        """After a turn's unlocked reads, begin its write."""
+        Whatever the block raises ends its transaction; so does its end.
+        """
+        raise NotImplementedError
+
+    def store_turn(self, write: Writes) -> None:
+        """In :meth:`unlocked_turn`, once the reads are done: run a turn's writes (built with ``expected``) and
+        commit them, or raise :class:`~anotador.sheets.errors.Moved` if the game moved on and nothing was written."""
+        raise NotImplementedError
 
     def remember(self, params: dict[str, Any]) -> None:
         """Store a keyed write's answer (:func:`~anotador.sheets.keys.key_params`), and forget the game's old keys."""
@@ -84,9 +96,20 @@ class SQLite(Backend):
 
     name = "sqlite"
 
-    def begin_store(self) -> None:
-        db.session.rollback()  # the read ends; the write begins as a writer
-        begin_write()
+    @contextmanager
+    def unlocked_turn(self) -> Iterator[None]:
+        # The reads are one read transaction; the store ends it before it
+        # takes the write lock, which every writer of the database shares.
+        try:
+            yield
+        finally:
+            db.session.rollback()  # the reads, if the block ended before its store
+
+    def store_turn(self, write: Writes) -> None:
+        db.session.rollback()
+        with writing():
+            if not write():
+                raise Moved()
 
     def remember(self, params: dict[str, Any]) -> None:
         conn = db.session.connection()
@@ -134,9 +157,19 @@ class PostgreSQL(Backend):
         if not db.session().in_transaction():
             db.session.connection(execution_options={"isolation_level": "REPEATABLE READ"})
 
-    def begin_unlocked(self) -> None:
-        # Every statement stands alone, and the game's row is never locked.
+    @contextmanager
+    def unlocked_turn(self) -> Iterator[None]:
+        # Every statement stands alone (autocommit), the write included: one
+        # statement that moves the game on from the version read, or writes nothing.
         db.session.connection(execution_options={"isolation_level": "AUTOCOMMIT"})
+        try:
+            yield
+        finally:
+            db.session.rollback()  # nothing open to roll back: this gives the connection back
+
+    def store_turn(self, write: Writes) -> None:
+        if not write():
+            raise Moved()
 
     def remember(self, params: dict[str, Any]) -> None:
         db.session.connection().execute(self.REMEMBER_AND_FORGET, params)

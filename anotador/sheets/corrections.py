@@ -13,15 +13,17 @@ from sqlalchemy import delete, func, select
 
 from ..extensions import db
 from ..store.models import CorrectionRow, EntryRow, GameRow, RollOffRow, TurnRow, utcnow
+from ..store.transactions import writing
 from ..rules import Choice, Game, InvalidTurnError, Play, RulesError, check_rolls
 from ..rules.rolls import served_of
 from .errors import Conflict, GameNotFound, TooManyCorrections
 from .keys import Idempotency, Written
 from .reads import entry_json, turns_of
 from .rows import apply_outcome
-from .state import names_of, rules_of, state_of
+from .standings import follow
+from .state import keep, names_of, rules_of, state_of
 from .turns import turn_choices
-from .writes import commit, lock, remember, writes
+from .writes import lock, remember, writes
 
 
 @writes
@@ -34,7 +36,17 @@ def correct_turn(game_id: str, token: str | None, if_match: Any, number: int,
     correction that a later turn no longer fits is refused whole (409),
     naming that turn.
     """
-    game = lock(game_id, token, if_match, idem)
+    with writing():
+        game = lock(game_id, token, if_match, idem)
+        state = _corrected(game, number, data)
+        answer = remember(game, state, idem)
+        follow(game, state)  # a table's standings, in this transaction
+    keep(game, state)
+    return Written(game, state, answer)
+
+
+def _corrected(game: GameRow, number: int, data: dict[str, Any]) -> Game:
+    """Turn ``number`` of the locked ``game`` corrected, its old self kept, every entry rewritten: the new state."""
     turns = turns_of(game)
     if not 1 <= number <= len(turns):
         raise GameNotFound(f"turn {number}")
@@ -89,9 +101,7 @@ def correct_turn(game_id: str, token: str | None, if_match: Any, number: int,
         db.session.execute(delete(RollOffRow).where(RollOffRow.game_id == game.id))
     apply_outcome(game, state)
     db.session.expire(target, ["entries"])
-    answer = remember(game, state, idem)
-    commit(game, state)
-    return Written(game, state, answer)
+    return state
 
 
 def _corrected_dice(rules, target: TurnRow, data: dict[str, Any]) -> tuple[Any, bool, list | None]:

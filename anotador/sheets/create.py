@@ -7,9 +7,9 @@ from typing import Any, Callable
 
 from sqlalchemy.exc import IntegrityError
 
-from ..store.database import begin_write
 from ..extensions import db
 from ..store.models import GameRow, PlayerRow
+from ..store.transactions import reading, writing
 from ..rules import RuleSet, clean_names, first_player
 from ..rules.game import name_key
 from .creation_keys import CreationKey, remember, replay_if_known
@@ -38,40 +38,38 @@ def create(rules: RuleSet, names: Any, first_rolls: Any, creator: str | None = N
     """
     players = clean_names(names, rules.variant.min_players)
     start = first_player(rules, first_rolls, len(players))
-    # A writer like any other: on SQLite, an INSERT in a transaction begun as
-    # a reader waited for the write lock in SQLite's own busy handler (sleeps
-    # of up to 100 ms) instead of in line, and the rate check and the insert
-    # are one step.
-    begin_write()
-    if key is not None:
-        replay_if_known(key)
-    if mesa is not None:
-        at = _check_mesa(*mesa)
-    quota = check_rate(creator) if creator is not None else None
-    token = new_token()
-    game = GameRow(
-        id=secrets.token_urlsafe(12), token_hash=hash_token(token), rules=rules.spec(), start=start,
-        turns=0, status="playing", winners=[], reason=None, version=1, creator=creator,
-    )
-    game.players = [PlayerRow(seat=i, name=name, name_key=name_key(name)) for i, name in enumerate(players)]
-    if mesa is not None:
-        game.mesa_id = at.id
-        regulars_of(players, at.id)
-        moved_on(at.id)  # its history shows the new game
-    db.session.add(game)
-    answer = None
-    if key is not None and render is not None:
-        answer = render(game, token)
-        remember(key, game.id, answer.body, answer.etag)
     try:
-        db.session.commit()
+        # A writer like any other: on SQLite, an INSERT in a transaction begun
+        # as a reader waited for the write lock in SQLite's own busy handler
+        # (sleeps of up to 100 ms) instead of in line, and the rate check and
+        # the insert are one step.
+        with writing():
+            if key is not None:
+                replay_if_known(key)
+            if mesa is not None:
+                at = _check_mesa(*mesa)
+            quota = check_rate(creator) if creator is not None else None
+            token = new_token()
+            game = GameRow(
+                id=secrets.token_urlsafe(12), token_hash=hash_token(token), rules=rules.spec(), start=start,
+                turns=0, status="playing", winners=[], reason=None, version=1, creator=creator,
+            )
+            game.players = [PlayerRow(seat=i, name=name, name_key=name_key(name)) for i, name in enumerate(players)]
+            if mesa is not None:
+                game.mesa_id = at.id
+                regulars_of(players, at.id)
+                moved_on(at.id)  # its history shows the new game
+            db.session.add(game)
+            answer = None
+            if key is not None and render is not None:
+                answer = render(game, token)
+                remember(key, game.id, answer.body, answer.etag)
     except IntegrityError:
-        db.session.rollback()
         if key is None:
             raise
         # PostgreSQL: a copy of this request with the same key committed first; answer as it was answered.
-        begin_write()
-        replay_if_known(key)
+        with reading():
+            replay_if_known(key)
         raise
     return Written(game, None, answer, token=token, quota=quota)
 

@@ -75,7 +75,6 @@ def replay_if_known(key: CreationKey) -> None:
         return
     if aware(row.created_at) < utcnow() - CREATION_KEY_TTL:
         return  # forgotten: the write below starts afresh (and forgets it)
-    db.session.rollback()
     if row.fingerprint != key.fingerprint:
         raise IdempotencyMismatch()
     raise Replay(Answer(201, unseal(key.secret, row.sealed), row.etag))

@@ -16,7 +16,6 @@ from typing import TYPE_CHECKING, Callable, NamedTuple
 from flask import current_app
 from sqlalchemy import bindparam, delete, insert, select
 
-from ..extensions import db
 from ..store.models import GameRow, IdempotencyRow, utcnow
 from ..rules import Game
 from .errors import IdempotencyMismatch
@@ -98,8 +97,8 @@ REMEMBER = insert(KEYS).values({"game_id": bindparam("game"), **{c: bindparam(c)
 
 
 def replay(idem: Idempotency, fingerprint: str, status: int, body: str, etag: str) -> None:
-    """Answer a key's write again as it was answered, writing nothing; refuse a key reused for another request."""
-    db.session.rollback()  # nothing to write: let the game go
+    """Answer a key's write again as it was answered, writing nothing (the write's transaction rolls back and
+    lets the game go); refuse a key reused for another request."""
     if fingerprint != idem.fingerprint:
         raise IdempotencyMismatch()
     raise Replay(Answer(status, body, etag))

@@ -22,9 +22,9 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError, available_timezones
 
 from sqlalchemy import bindparam, func, insert, select, update
 
-from ..store.database import begin_write
 from ..extensions import db
 from ..store.models import GameRow, MesaAliasRow, MesaPlayerRow, MesaRow, ResultRow, utcnow
+from ..store.transactions import reading, writing
 from ..rules import InvalidNameError, clean_name
 from ..rules.game import name_key
 from .backends import backend
@@ -68,14 +68,13 @@ def create_mesa(name: Any, zone: Any = "UTC", creator: str | None = None) -> tup
     """Make a table: it, its write token (shown once), and the creator's quota (tables count with games)."""
     name = clean_name(name, "name")
     zone = check_zone(zone)
-    begin_write()
-    quota = check_rate(creator, MesaRow) if creator is not None else None
-    token = new_token()
-    now = utcnow()
-    mesa = MesaRow(id=secrets.token_urlsafe(12), token_hash=hash_token(token), name=name, timezone=zone, version=1,
-                   created_at=now, updated_at=now, seen_at=now, creator=creator)
-    db.session.add(mesa)
-    db.session.commit()
+    with writing():
+        quota = check_rate(creator, MesaRow) if creator is not None else None
+        token = new_token()
+        now = utcnow()
+        mesa = MesaRow(id=secrets.token_urlsafe(12), token_hash=hash_token(token), name=name, timezone=zone,
+                       version=1, created_at=now, updated_at=now, seen_at=now, creator=creator)
+        db.session.add(mesa)
     return mesa, token, quota
 
 
@@ -86,15 +85,14 @@ def mesa_head(mesa_id: str) -> int:
     """A table's version (its reads' ETag), by its primary key alone; a visit once a day is written down."""
     if not possible_id(mesa_id):
         raise MesaNotFound(mesa_id)
-    row = db.session.execute(_HEAD, {"mesa": mesa_id}).first()
+    with reading():
+        row = db.session.execute(_HEAD, {"mesa": mesa_id}).first()
     if row is None:
         raise MesaNotFound(mesa_id)
     version, seen = row
-    db.session.rollback()
     if aware(seen) < utcnow() - SEEN_EVERY:
-        begin_write()
-        db.session.execute(update(MesaRow).where(MesaRow.id == mesa_id).values(seen_at=utcnow()))
-        db.session.commit()
+        with writing():
+            db.session.execute(update(MesaRow).where(MesaRow.id == mesa_id).values(seen_at=utcnow()))
     return version
 
 
@@ -108,10 +106,9 @@ def get_mesa(mesa_id: str) -> MesaRow:
 
 
 def lock_mesa(mesa_id: str, token: str | None, if_match: Any = None) -> MesaRow:
-    """Begin a write of a table: lock it, check its token and If-Match."""
+    """A write of a table's first step: lock it, check its token and If-Match."""
     if not possible_id(mesa_id):
         raise MesaNotFound(mesa_id)
-    begin_write()
     mesa = db.session.scalars(select(MesaRow).where(MesaRow.id == mesa_id).with_for_update()).first()
     if mesa is None:
         raise MesaNotFound(mesa_id)

@@ -6,9 +6,9 @@ from datetime import timedelta
 
 from sqlalchemy import delete, exists, func, select
 
-from ..store.database import begin_write
 from ..extensions import db
 from ..store.models import GameRow, MesaRow, utcnow
+from ..store.transactions import reading, writing
 
 #: How long a table nobody opens, and none of whose games is played, is kept by default.
 MESA_UNSEEN_DEFAULT = timedelta(days=730)
@@ -38,19 +38,17 @@ def purge(finished_age: timedelta, untouched_age: timedelta, dry_run: bool = Fal
     counts = {}
     for kind, (model, where) in rules.items():
         if dry_run:
-            counts[kind] = db.session.scalar(select(func.count()).select_from(model).where(where))
+            with reading():
+                counts[kind] = db.session.scalar(select(func.count()).select_from(model).where(where))
             continue
         counts[kind] = 0
         size = batch if kind != "tables" else 1  # a table takes all its games with it
         while True:
-            ids = list(db.session.scalars(select(model.id).where(where).limit(size)))
-            db.session.rollback()  # end the read; the delete takes the write lock
+            with reading():  # ended before the delete takes the write lock
+                ids = list(db.session.scalars(select(model.id).where(where).limit(size)))
             if not ids:
                 break
-            begin_write()
-            # checked again under the lock: a turn may have landed meanwhile
-            result = db.session.execute(delete(model).where(model.id.in_(ids), where))
-            db.session.commit()
+            with writing():  # checked again under the lock: a turn may have landed meanwhile
+                result = db.session.execute(delete(model).where(model.id.in_(ids), where))
             counts[kind] += result.rowcount
-    db.session.rollback()
     return counts

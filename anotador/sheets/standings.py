@@ -1,8 +1,8 @@
 """A table's standings: one result row per seat of each finished game, kept by the games' own writes.
 
 Every write of a game that belongs to a table (:func:`follow`, called by
-:func:`~anotador.sheets.writes.commit`) replaces the game's result rows in
-its own transaction: none while the game is played, one per seat once it
+each write before its transaction ends) replaces the game's result rows in
+that transaction: none while the game is played, one per seat once it
 has finished, whatever finished, undid or corrected it. The standings
 are then sums over those rows (one GROUP BY on an index), so they always
 equal a count made again from the games, and cost the same at five games or

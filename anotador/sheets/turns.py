@@ -2,8 +2,9 @@
 
 The engine checks whose turn it is and which boxes the dice go in. A turn
 is first played on the game as read, without a lock, and stored only if
-the game is still at that version (:func:`played_unlocked`); if other
-writes keep landing first, it takes the lock like every other write.
+the game is still at that version (:func:`played_unlocked`, in its
+database's :meth:`~anotador.sheets.backends.Backend.unlocked_turn`); if
+other writes keep landing first, it takes the lock like every other write.
 """
 
 from __future__ import annotations
@@ -13,13 +14,15 @@ from typing import Any
 
 from ..extensions import db
 from ..store.models import GameRow
+from ..store.transactions import writing
 from ..rules import Choice, Game, InvalidTurnError, Play, RuleSet
-from .backends import Backend, backend
+from .backends import backend
 from .errors import Moved
 from .keys import Idempotency, Written, answer_of, key_params
 from .rows import outcome, show
-from .state import names_of, state_of
-from .writes import READ, checked, commit, lock, writes
+from .standings import follow
+from .state import keep, names_of, state_of
+from .writes import READ, checked, lock, writes
 
 #: How often a turn starts again from a newer version before it takes the lock.
 UNLOCKED_TRIES = 3
@@ -42,12 +45,14 @@ def record_turn(game_id: str, token: str | None, if_match: Any, data: dict[str, 
             return done
         if done is Unstored.LOCK:
             break
-    game = lock(game_id, token, if_match, idem)
-    state, play, values = played(game, data)
-    show(game, values)  # before the answer under a key is rendered
-    answer = answer_of(idem, game, state)
-    backend().turn_writes(game, state.turns, play, values, keyed=key_params(game, idem, answer))()
-    commit(game, state)
+    with writing():
+        game = lock(game_id, token, if_match, idem)
+        state, play, values = played(game, data)
+        show(game, values)  # before the answer under a key is rendered
+        answer = answer_of(idem, game, state)
+        backend().turn_writes(game, state.turns, play, values, keyed=key_params(game, idem, answer))()
+        follow(game, state)  # a table's standings, in this transaction
+    keep(game, state)
     return Written(game, state, answer)
 
 
@@ -69,42 +74,29 @@ def played_unlocked(game_id: str, token: str | None, if_match: Any, data: dict[s
     answer's rendering) happens before anything is locked. When nothing is
     stored, the reason (:class:`Unstored`).
 
-    SQLite: the reads are one read transaction; then the turn takes the
-    write lock, which every writer of the database shares, only to write.
-    PostgreSQL: every statement stands alone (autocommit), the game's row is
-    never locked, and the turn is stored by one statement that moves the
-    game from the version read or writes nothing: two round trips for a turn
-    instead of four (BEGIN, the lock, the write, COMMIT).
+    A table's game that this turn would end takes the lock instead (its
+    standings change with it), so nothing of a table changes here. How each database reads
+    and stores, and where its transactions begin and end, is its
+    :meth:`~anotador.sheets.backends.Backend.unlocked_turn`.
     """
     store_with = backend()
-    store_with.begin_unlocked()
     try:
-        game = checked(READ, game_id, token, if_match, idem)
-        names_of(game)  # loaded now: the row leaves the session before the write
-        state, play, values = played(game, data)
-    except Moved:  # a write landed between the row and its entries
-        db.session.rollback()
+        with store_with.unlocked_turn():
+            game = checked(READ, game_id, token, if_match, idem)
+            names_of(game)  # loaded now: the row leaves the session before the write
+            state, play, values = played(game, data)  # Moved: a write landed between the row and its entries
+            if game.mesa_id is not None and values["status"] == "finished":
+                return Unstored.LOCK
+            expected = game.version
+            show(game, values)
+            answer = answer_of(idem, game, state)
+            db.session.expunge(game)
+            store_with.store_turn(
+                store_with.turn_writes(game, state.turns, play, values, expected, key_params(game, idem, answer)))
+    except Moved:
         return Unstored.MOVED
-    if game.mesa_id is not None and values["status"] == "finished":
-        db.session.rollback()
-        return Unstored.LOCK
-    expected = game.version
-    show(game, values)
-    answer = answer_of(idem, game, state)
-    db.session.expunge(game)
-    if not store(store_with, game, state, play, values, expected, key_params(game, idem, answer)):
-        db.session.rollback()
-        return Unstored.MOVED
-    commit(game, state, follow=False)  # the game is not finished: nothing of its table changed
+    keep(game, state)
     return Written(game, state, answer)
-
-
-def store(store_with: Backend, game: GameRow, state: Game, play: Play, values: dict[str, Any], expected: int,
-          keyed: dict | None) -> bool:
-    """The writes of :func:`played_unlocked` on ``store_with``, if the game is still at version ``expected``."""
-    write = store_with.turn_writes(game, state.turns, play, values, expected, keyed)
-    store_with.begin_store()
-    return write()
 
 
 def turn_choices(data: dict[str, Any], rules: RuleSet) -> list[Choice]:

@@ -1,10 +1,12 @@
-"""What every write of a game does around its change: lock, check, remember its key, commit.
+"""What every write of a game does around its change: lock, check, remember its key.
 
-A write runs in one transaction that first locks the game (SQLite:
+A write runs in one transaction (``with writing():``,
+:mod:`~anotador.store.transactions`) that first locks the game (SQLite:
 ``BEGIN IMMEDIATE``; PostgreSQL: ``SELECT ... FOR UPDATE``), checks the
 token, answers a known Idempotency-Key again, checks If-Match, lets the
-rules engine apply the change, and commits with a new version, keeping the
-new state for the next write. The changes themselves are in
+rules engine apply the change, has a table's standings follow it, and
+commits with a new version; then the new state is kept for the next write
+(:func:`~anotador.sheets.state.keep`). The changes themselves are in
 :mod:`~anotador.sheets.turns`, :mod:`~anotador.sheets.undo`,
 :mod:`~anotador.sheets.corrections` and :mod:`~anotador.sheets.rolloffs`.
 """
@@ -17,16 +19,13 @@ from typing import Any, Callable
 from sqlalchemy import bindparam, select
 from sqlalchemy.exc import IntegrityError
 
-from ..store.database import begin_write
 from ..extensions import db
 from ..store.models import GameRow
 from ..rules import Game
-from . import standings
 from .backends import backend
 from .errors import Conflict, GameNotFound, PreconditionFailed
 from .keys import KEY_ROW, READ_KEYED, Answer, Idempotency, Replay, Written, answer_of, key_params, replay
 from .reads import possible_id
-from .state import keep
 from .tokens import check_token
 
 #: The game row alone (its players' names come from names_of: they never change)...
@@ -36,13 +35,12 @@ LOCK = READ.with_for_update()
 
 
 def lock(game_id: str, token: str | None, if_match: Any, idem: Idempotency | None = None) -> GameRow:
-    """Begin a write: lock the game, check the token, replay a known key, check If-Match.
+    """A write's first step: lock the game, check the token, replay a known key, check If-Match.
 
     The key is looked up under the game's lock, so a retry racing its own
     original waits for it and then replays its answer. It comes before
     If-Match: the original changed the version a retry still names.
     """
-    begin_write()
     return checked(LOCK, game_id, token, if_match, idem)
 
 
@@ -86,19 +84,6 @@ def remember(game: GameRow, state: Game, idem: Idempotency | None) -> Answer | N
     return answer
 
 
-def commit(game: GameRow, state: Game, follow: bool = True) -> None:
-    """Commit the write; keep its state as the new version's (the next write starts from it).
-
-    A game of a table has its results follow it first, in the same
-    transaction (:func:`~anotador.sheets.standings.follow`); ``follow=False``
-    only for a write that cannot change them (a turn that leaves the game unfinished).
-    """
-    if follow and game.mesa_id is not None:
-        standings.follow(game, state)
-    db.session.commit()
-    keep(game, state)
-
-
 def replayable(write: Callable[..., Written]) -> Callable[..., Written]:
     """Mark a keyed write, creation included: a key answered before ends it wherever that is found (under
     the lock, or with the row read), and its stored answer is the write's value, nothing written."""
@@ -115,7 +100,7 @@ def replayable(write: Callable[..., Written]) -> Callable[..., Written]:
 
 def writes(change: Callable[..., Written]) -> Callable[..., Written]:
     """Mark a change of a game: a key's replay is its value (:func:`replayable`); a row the database's own
-    constraints refuse is a 409, and nothing is kept.
+    constraints refuse is a 409 (its transaction rolled back, nothing kept).
 
     The constraints catch what the checks did not see (a row written behind
     the application's back, a concurrent writer), whichever statement of the
@@ -127,7 +112,6 @@ def writes(change: Callable[..., Written]) -> Callable[..., Written]:
         try:
             return change(*args, **kwargs)
         except IntegrityError:
-            db.session.rollback()
             raise Conflict("Another change to this game landed first; reload and try again.") from None
 
     return replayable(guarded)

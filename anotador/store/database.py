@@ -13,7 +13,8 @@ its own process (a thread lock), then takes an exclusive ``flock`` on a
 file beside the database, polling every few hundred microseconds, and
 BEGIN IMMEDIATE then finds the database free. Both locks are let go once
 the driver's COMMIT or ROLLBACK has returned (:class:`_SqliteConnection`),
-and every write takes them (:func:`begin_write`), creating a game included.
+and every write takes them (:func:`begin_write`, through
+:func:`~anotador.store.transactions.writing`), creating a game included.
 Both waits are bounded (``DB_BUSY_TIMEOUT_MS``): past it the request is a
 503, and the worker is free again.
 
@@ -350,7 +351,8 @@ def _close_quietly(conn) -> None:
 
 
 def begin_write() -> None:
-    """Start the request's transaction as a writer (call before any query)."""
+    """Start the request's transaction as a writer (before any query; only
+    :func:`~anotador.store.transactions.writing` calls it)."""
     db.session.connection(execution_options={WRITE: True})
 
 
