@@ -103,15 +103,21 @@ def gunicorn(app: str, workers: int = SERVE_WORKERS, worker_class: str = "sync",
             proc.wait(timeout=20)
 
 
+def granian_wsgi_command(app: str, threads: int, extra: tuple[str, ...] = ()) -> list[str]:
+    """granian's WSGI interface serving ``app`` (:data:`SERVE_WORKERS` processes, ``threads`` each) on loopback,
+    ``{port}`` left to fill: no live streams, what a plain WSGI app gets."""
+    return [sys.executable, "-m", "granian", "--interface", "wsgi", "--host", "127.0.0.1", "--port", "{port}",
+            "--workers", str(SERVE_WORKERS), "--blocking-threads", str(threads), "--log-level", "warning", *extra, app]
+
+
 @contextmanager
 def granian(workers: int = 1, env: dict | None = None, threads: int = 8, port: int | None = None):
     """Run the ASGI app (``anotador/ops/asgi.py``: live streams, the rest through Flask) under granian on a
     free loopback port (or ``port``); yield a :class:`Server`."""
+    from anotador.ops.serving import command
+
     port = port or free_port()
-    cmd = [sys.executable, "-m", "granian", "--interface", "asgi", "--factory", "--host", "127.0.0.1",
-           "--port", str(port), "--workers", str(workers), "--workers-kill-timeout", "10", "--log-level", "warning",
-           "--backlog", "16384", "--backpressure", "20000", "--http1-buffer-size", "8192",
-           "anotador.ops.asgi:create"]  # the kill timeout and the backpressure: anotador/ops/asgi.py says why
+    cmd = command({"PORT": str(port), "WORKERS": str(workers)}, ["--log-level", "warning"])  # as `anotador serve`
     env = {**os.environ, "THREADS": str(threads), "ANOTADOR_SOLVER_BUILD_AHEAD": "false", **(env or {})}
     proc = subprocess.Popen(cmd, cwd=ROOT, env=env, start_new_session=True)
     server = Server(proc, port)

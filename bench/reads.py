@@ -42,7 +42,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench._http import DEPLOYED, SERVE_WORKERS, Server, gunicorn, load, request  # noqa: E402
+from bench._http import DEPLOYED, SERVE_WORKERS, Server, granian_wsgi_command, gunicorn, load, request  # noqa: E402
 from bench.games import fresh_database  # noqa: E402
 from bench.score import requests as score_requests  # noqa: E402
 from bench.slow_servers import process, serve_command  # noqa: E402
@@ -82,9 +82,7 @@ def etag_of(port: int, path: str) -> str:
 @contextmanager
 def granian_wsgi(app: str, env: dict | None = None, threads: int = 8):
     """``app`` under granian's WSGI interface (SERVE_WORKERS processes, ``threads`` each); up once it answers."""
-    cmd = [sys.executable, "-m", "granian", "--interface", "wsgi", "--host", "127.0.0.1", "--port", "{port}",
-           "--workers", str(SERVE_WORKERS), "--blocking-threads", str(threads), "--log-level", "warning", app]
-    with process(cmd, f"granian {app}", "/healthz" if app == "wsgi:app" else "/echo",
+    with process(granian_wsgi_command(app, threads), f"granian {app}", "/healthz" if app == "wsgi:app" else "/echo",
                  {"ANOTADOR_SOLVER_BUILD_AHEAD": "false", **(env or {})}) as (port, proc):
         yield Server(proc, port)
 

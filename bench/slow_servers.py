@@ -41,7 +41,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench._http import ROOT, free_port, gunicorn, load, request  # noqa: E402
+from bench._http import ROOT, free_port, granian_wsgi_command, gunicorn, load, request  # noqa: E402
 from tests.test_serving_slow import crowd, slow_clients  # noqa: E402
 
 SCORE = {"variant": "generala", "dice": [2, 2, 3, 3, 3], "served": False, "sheet": {"ones": 3}}
@@ -105,9 +105,7 @@ def gthread():
 
 @contextmanager
 def granian():
-    with process([sys.executable, "-m", "granian", "--interface", "wsgi", "--host", "127.0.0.1", "--port", "{port}",
-                  "--workers", "2", "--blocking-threads", "4", "--log-level", "warning", *GRANIAN_EXTRA, "wsgi:app"],
-                 "granian") as served:
+    with process(granian_wsgi_command("wsgi:app", 4, tuple(GRANIAN_EXTRA)), "granian") as served:
         yield served
 
 

@@ -370,7 +370,7 @@ RUN_BY = {
     ".venv/bin/flask --app wsgi backup --into": ("tests/test_operations.py", '"--into", str(folder), "--keep"'),
     "pg_dump --format=custom": ("tests/test_operations.py", "pg_restore"),
     # the suite's live servers (tests/test_live_server.py, test_live_deploy.py, test_page_live.py) start so
-    "granian --interface asgi --factory anotador.ops.asgi:create": ("bench/_http.py", '"--backpressure", "20000", "--http1-buffer-size", "8192"'),
+    "granian --interface asgi --factory anotador.ops.asgi:create": ("bench/_http.py", "from anotador.ops.serving import command"),
 }
 # Examples no test runs, and why.
 NOT_RUN = {".venv/bin/python bench/score.py": "the benchmarks take minutes each and print ratios for a person to read"}

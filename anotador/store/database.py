@@ -28,6 +28,7 @@ within seconds, not a thread for as long as TCP waits.
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import os
 import select
@@ -340,14 +341,8 @@ class _SqliteHead:
         return self.conn.execute(self.SQL, (game_id,)).fetchone()
 
     def close(self) -> None:
-        _close_quietly(self.conn)
-
-
-def _close_quietly(conn) -> None:
-    try:
-        conn.close()
-    except Exception:
-        pass
+        with contextlib.suppress(Exception):  # a connection that broke has nothing left to close
+            self.conn.close()
 
 
 def begin_write() -> None:

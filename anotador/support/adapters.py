@@ -45,6 +45,7 @@ The adapters, and the decision on each private use found in the code:
 
 from __future__ import annotations
 
+import contextlib
 from typing import TYPE_CHECKING, Any, Callable
 
 if TYPE_CHECKING:  # the printing core uses this module too, without the web half
@@ -130,10 +131,8 @@ class PostgresHead:
         return self.conn.fileno()
 
     def close(self) -> None:
-        try:
+        with contextlib.suppress(Exception):  # a connection that broke has nothing left to close
             self.conn.close()
-        except Exception:
-            pass
 
 
 def shape_data(shaped: str) -> list | None:
