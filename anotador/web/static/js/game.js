@@ -8,7 +8,7 @@ import { Outbox, ROOT, call, url, variants } from "./api.js";
 import { Chances } from "./chances.js";
 import { $, $$, confirmDialog, el, focus, isolate, toast } from "./helpers.js";
 import { showAnalysis } from "./hint.js";
-import { LiveFeed, drawMark } from "./live.js";
+import { LiveFeed, LiveMark } from "./live.js";
 import { Pad } from "./pad.js";
 import { scoreOffline } from "./scoring.js";
 import { edges, markScrollRegion, renderLegend, renderSheet } from "./sheet.js";
@@ -70,7 +70,8 @@ export class GameView {
       history.replaceState({}, "", `${ROOT}/g/${id}`); // the token stays on this phone, not in the address bar
     }
     Object.assign(this, { id, token: store.token(id), game: null, etag: null, fix: null, conflict: null, refused: null,
-                          variant: null, failures: 0, active: true, wasLive: false });
+                          variant: null, failures: 0, active: true,
+                          mark: new LiveMark($("#live")) });
     this.outbox = this.token ? new Outbox(id, this.token, {
       sent: (game, etag, item) => this.sent(game, etag, item),
       conflict: (item, res) => this.showConflict(item, res),
@@ -91,7 +92,6 @@ export class GameView {
       this.variant = all.find((v) => v.id === (this.game && this.game.variant)) || null;
       this.render();
     });
-    this.drawLive(false);
     this.feed.open(this.eventsPath());
     this.loop();
     if (this.outbox) this.outbox.flush();
@@ -138,15 +138,8 @@ export class GameView {
   /** A stream started or stopped holding: say so; when one stops, poll at once and every second until
    *  another does. */
   showLive(live) {
-    this.drawLive(live);
+    this.mark.draw(live);
     if (!live && this.active) this.loop();
-  }
-
-  /** The mark beside the buttons: live, or reconnecting once a stream has held (on a server without
-   *  streams there is nothing to say: the page polls). */
-  drawLive(live) {
-    if (live) this.wasLive = true;
-    drawMark($("#live"), live, this.wasLive);
   }
 
   async refresh() {

@@ -80,10 +80,18 @@ export class LiveFeed {
   }
 }
 
-/** The mark that says so: "live" while a stream holds, "reconnecting" once one has held and dropped; hidden
- *  on a server without streams (``held``: a stream has held on this screen), where the page simply polls. */
-export function drawMark(mark, live, held) {
-  mark.hidden = !live && !held;
-  mark.classList.toggle("on", live);
-  mark.querySelector(".live-text").textContent = t(live ? "live_on" : "live_off");
+/** The mark that says so, one per screen opened: "live" while a stream holds, "reconnecting" once one has held
+ *  on this screen and dropped; hidden on a server without streams, where the page simply polls. */
+export class LiveMark {
+  constructor(mark) {
+    Object.assign(this, { mark, held: false });
+    this.draw(false);
+  }
+
+  draw(live) {
+    this.held ||= live;
+    this.mark.hidden = !live && !this.held;
+    this.mark.classList.toggle("on", live);
+    this.mark.querySelector(".live-text").textContent = t(live ? "live_on" : "live_off");
+  }
 }

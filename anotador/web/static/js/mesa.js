@@ -6,7 +6,7 @@
 import { ROOT, call, url, variants } from "./api.js";
 import { $, confirmDialog, el, isolate, toast } from "./helpers.js";
 import { COLOURS, svg } from "./hint.js";
-import { LiveFeed, drawMark } from "./live.js";
+import { LiveFeed, LiveMark } from "./live.js";
 import { Share } from "./share.js";
 import { store } from "./store.js";
 import { lang, percent, t } from "./words.js";
@@ -44,8 +44,7 @@ export class MesaView {
       history.replaceState({}, "", `${ROOT}/m/${id}`); // the token stays on this phone, not in the address bar
     }
     Object.assign(this, { id, token: store.mesaToken(id), body: null, etag: null, query: "", games: [], next: null,
-                          active: true, wasLive: false });
-    drawMark($("#m-live"), false, false);
+                          active: true, mark: new LiveMark($("#m-live")) });
     this.share.open(id, this.token);
     $("#mesa").hidden = false;
     $("#mesa-missing").hidden = true;
@@ -103,8 +102,7 @@ export class MesaView {
 
   /** A stream started or stopped holding: say so; when one stops, read at once and poll until another holds. */
   showLive(live) {
-    if (live) this.wasLive = true;
-    drawMark($("#m-live"), live, this.wasLive);
+    this.mark.draw(live);
     if (!this.active) return;
     if (!live) this.update();
     this.poll();  // at the period that fits
