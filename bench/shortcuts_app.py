@@ -14,13 +14,14 @@ bench measures what the speed-up buys against what it replaces:
 from __future__ import annotations
 
 import os
+import sys
 
 from flask import Flask
 from flask.json.provider import DefaultJSONProvider
 from flask.sessions import SecureCookieSessionInterface
 
 import anotador.app
-import anotador.sheets.writes
+from anotador.sheets import state
 from anotador import create_app
 from anotador.api.polls import Polls
 from anotador.api.schemas import FastLoader
@@ -33,8 +34,11 @@ if "ensure_sync" in WITHOUT:
     anotador.app.Anotador.ensure_sync = Flask.ensure_sync  # type: ignore[method-assign]
 if "fastloader" in WITHOUT:
     FastLoader._fast = lambda self, data: None  # type: ignore[method-assign]
-if "kept" in WITHOUT:
-    anotador.sheets.writes.keep = lambda game, state: None
+if "kept" in WITHOUT:  # in every write module that keeps its new state
+    kept = state.keep
+    for module in list(sys.modules.values()):
+        if module.__name__.startswith("anotador.sheets.") and getattr(module, "keep", None) is kept:
+            module.keep = lambda game, new: None
 
 app = create_app()
 
