@@ -84,7 +84,9 @@ def gunicorn(app: str, workers: int = SERVE_WORKERS, worker_class: str = "sync",
     cmd = [sys.executable, "-m", "gunicorn", "--bind", f"127.0.0.1:{port}", "--workers", str(workers),
            "--worker-class", worker_class, "--threads", str(threads), "--log-level", "warning",
            "--no-control-socket", app]  # two instances must not share one control socket
-    proc = subprocess.Popen(cmd, cwd=ROOT, env={**os.environ, **(env or {})}, start_new_session=True)
+    # no solver table built ahead, on a core of its own, while the clock runs
+    env = {**os.environ, "ANOTADOR_SOLVER_BUILD_AHEAD": "false", **(env or {})}
+    proc = subprocess.Popen(cmd, cwd=ROOT, env=env, start_new_session=True)
     server = Server(proc, port)
     try:
         deadline = time.monotonic() + 30

@@ -186,7 +186,8 @@ def seed_finished_games(url: str, count: int) -> list[str]:
 
     rules = find_variant("generala").rules()
     rnd = random.Random(count)
-    app = create_app({"SQLALCHEMY_DATABASE_URI": url})
+    # a bulk load, not a request: a request's statement timeout and budget would cut its larger inserts
+    app = create_app({"SQLALCHEMY_DATABASE_URI": url, "DB_STATEMENT_TIMEOUT_MS": 600_000, "DB_REQUEST_BUDGET": 3600})
     ids = []
     with app.app_context():
         next_turn = (db.session.query(db.func.max(TurnRow.id)).scalar() or 0) + 1
