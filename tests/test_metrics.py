@@ -108,7 +108,7 @@ def test_a_cache_reports_each_lookup_once_and_the_guard_each_opening():
 
 def test_every_worker_s_figures_add_up_and_the_access_log_is_json(tmp_path):
     """scripts/serve with two workers: a scrape, whichever worker answers it, counts every request of both
-    (by route, never by path), the stream held and the caches; each access line is one JSON object."""
+    (by route, never by path), the stream held and the caches; each line it writes is one JSON object."""
     env = {"ANOTADOR_METRICS": "true", "ANOTADOR_LOG_FORMAT": "json", "WORKERS": "2",
            "ANOTADOR_HOME": str(tmp_path / "home"), "ANOTADOR_SOLVER_BUILD_AHEAD": "false"}
     stale = tmp_path / "home" / "metrics"
@@ -166,7 +166,13 @@ def test_every_worker_s_figures_add_up_and_the_access_log_is_json(tmp_path):
         while "/api/v1/games/nope" not in proc_log(proc) and time.monotonic() < deadline:
             time.sleep(0.1)
         log = proc.log_path.read_text(encoding="utf-8")
-    lines = [json.loads(line) for line in log.splitlines() if line.startswith('{"time"')]
+    written = [line for line in log.splitlines() if line.strip()]
+    first = next(i for i, line in enumerate(written) if line.startswith('{"time"'))  # before: pip, installing extras
+    lines = [json.loads(line) for line in written[first:]]  # every line the server writes is one object
+    said = {(line.get("logger") or "access").split(".")[0] for line in lines}
+    assert {"alembic", "anotador", "_granian", "access"} <= said, said  # the migrations, the listening line, granian
+    assert any(line.get("logger") == "anotador.serve" and "listening" in line["message"] for line in lines)
+    lines = [line for line in lines if "method" in line]
     created = next(line for line in lines if line["method"] == "POST")
     assert created["status"] == 201 and created["target"] == "/api/v1/games" and created["protocol"] == "HTTP/1.1"
     assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z", created["time"])

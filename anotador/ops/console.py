@@ -31,7 +31,8 @@ def serve(lan: bool, granian_args: tuple[str, ...]) -> None:
     from ..app import create_app
     from ..extensions import MIGRATIONS
     from .lan import announce
-    from .serving import address, command, listening, refuse_taken
+    from ..support.jsonlog import json_line
+    from .serving import address, command, json_logging, listening, refuse_taken
 
     port = os.environ.get("PORT", "8000")
     if lan:
@@ -49,7 +50,11 @@ def serve(lan: bool, granian_args: tuple[str, ...]) -> None:
         from .metrics import prepare_folder
 
         prepare_folder(app.instance_path, os.environ)
-    print(listening(host, number), file=sys.stderr, flush=True)
+    if app.config.get("LOG_FORMAT") == "json":  # every line a shipper reads is one object
+        print(json_line(listening(host, number), "anotador.serve"), file=sys.stderr, flush=True)
+        granian_args = (*json_logging(app.instance_path), *granian_args)
+    else:
+        print(listening(host, number), file=sys.stderr, flush=True)
     argv = command(os.environ, granian_args)
     os.execv(argv[0], argv)
 

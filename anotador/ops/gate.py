@@ -17,13 +17,12 @@ one byte past it and no further; the app then refuses it (413).
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import time
-from datetime import datetime, timezone
 from typing import Awaitable, Callable
 
 from ..http.errors import send_problem
+from ..support.jsonlog import JSONLines
 
 #: The longest request line (method, target, version) and the most header fields a request may have; a
 #: phone's are far below either.
@@ -139,21 +138,6 @@ class Logged:
                   "status": self.status, "bytes": self.size, "ms": ms, "id": self.id, "agent": agent}
         access.info('%s "%s %s HTTP/%s" %s %s %sms id=%s "%s"', client, scope["method"], target, version,
                     self.status, self.size, ms, self.id, agent, extra={"access": fields})
-
-
-class JSONLines(logging.Formatter):
-    """One JSON object a line (``ANOTADOR_LOG_FORMAT=json``): the time (UTC) and the access line's fields, or
-    any other line's level, logger and message (and its traceback, if it has one), for a log shipper to read
-    without a pattern."""
-
-    def format(self, record: logging.LogRecord) -> str:
-        when = datetime.fromtimestamp(record.created, timezone.utc).isoformat(timespec="milliseconds")
-        fields = getattr(record, "access", None)
-        if fields is None:
-            fields = {"level": record.levelname.lower(), "logger": record.name, "message": record.getMessage()}
-            if record.exc_info:
-                fields["exception"] = self.formatException(record.exc_info)
-        return json.dumps({"time": when.replace("+00:00", "Z"), **fields}, ensure_ascii=False)
 
 
 def log_to_stderr(form: str = "text") -> None:

@@ -18,6 +18,8 @@ the processes (``WORKERS``) and the threads per process for Flask
 from __future__ import annotations
 
 import errno
+import json
+import os
 import socket
 import sys
 import time
@@ -39,6 +41,24 @@ OPTIONS = (
     "--http1-buffer-size", "8192",
     "--log-level", "info",
 )
+
+
+#: granian's own lines as JSON objects (``ANOTADOR_LOG_FORMAT=json``), in the form of every other line the
+#: server writes (:mod:`anotador.support.jsonlog`); granian puts these in place of its own formatters,
+#: handlers and loggers.
+JSON_LOGGING = {
+    "formatters": {"json": {"()": "anotador.support.jsonlog.JSONLines"}},
+    "handlers": {"console": {"formatter": "json", "class": "logging.StreamHandler", "stream": "ext://sys.stderr"}},
+    "loggers": {"_granian": {"handlers": ["console"], "level": "INFO", "propagate": False}},
+}
+
+
+def json_logging(folder: str) -> list[str]:
+    """granian's options for :data:`JSON_LOGGING`, its file written in ``folder`` (the instance folder)."""
+    path = os.path.join(folder, "granian-logging.json")
+    with open(path, "w", encoding="utf-8") as out:
+        json.dump(JSON_LOGGING, out)
+    return ["--log-config", path]
 
 
 def address(environ: Mapping[str, str]) -> tuple[str, int]:

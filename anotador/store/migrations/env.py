@@ -7,6 +7,8 @@ from flask import current_app
 
 from alembic import context
 
+from anotador.support.jsonlog import as_json
+
 # this is the Alembic Config object, which provides
 # access to the values within the .ini file in use.
 config = context.config
@@ -14,6 +16,8 @@ config = context.config
 # The migrations' own log lines, as alembic.ini says; loggers made before (the app's, when a server or a test
 # migrates in its own process) keep working rather than fall silent.
 fileConfig(config.config_file_name, disable_existing_loggers=False)
+if current_app.config.get("LOG_FORMAT") == "json":  # as every other line the server writes: one JSON object each
+    as_json(logging.getLogger())
 logger = logging.getLogger('alembic.env')
 
 
