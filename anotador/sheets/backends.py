@@ -106,7 +106,7 @@ class SQLite(Backend):
             db.session.rollback()  # the reads, if the block ended before its store
 
     def store_turn(self, write: Writes) -> None:
-        db.session.rollback()
+        db.session.rollback()  # the read ends; the write begins as a writer, in line for the lock
         with writing():
             if not write():
                 raise Moved()
