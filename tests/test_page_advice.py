@@ -176,10 +176,10 @@ def test_numbers_are_written_as_the_pages_language_writes_them(phone, advice_tab
         const words = await import("/static/js/words.js");
         const out = {};
         for (const l of ["es", "pt", "de", "sv", "en"]) {
-            words.setLang(l);
+            await words.setLang(l);
             out[l] = [words.decimal(131.74), words.decimal(2.45, { signed: true }), words.decimal(-3.5, { signed: true })];
         }
-        words.setLang("en");
+        await words.setLang("en");
         return out;
     }""")
     assert written["en"] == ["131.7", "+2.5", "-3.5"]

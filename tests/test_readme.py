@@ -370,6 +370,7 @@ RUN_BY = {
     ".venv/bin/flask --app wsgi backup --into": ("tests/test_operations.py", '"--into", str(folder), "--keep"'),
     "pg_dump --format=custom": ("tests/test_operations.py", "pg_restore"),
     # the suite's live servers (tests/test_live_server.py, test_live_deploy.py, test_page_live.py) start so
+    ".venv/bin/pybabel init": ("tests/test_locales.py", 'with_name("pybabel")'),
     "granian --interface asgi --factory anotador.ops.asgi:create": ("bench/_http.py", "from anotador.ops.serving import command"),
 }
 # Examples no test runs, and why.

@@ -20,7 +20,8 @@ from flask import Blueprint, Flask, Response, abort, render_template, request, s
 from werkzeug.security import safe_join
 
 from ..api.common import etag_of, fixed, public_url
-from ..rules import LANGUAGES, VARIANTS, WORDS
+from ..locales import LANGUAGES, page_words, word, words
+from ..rules import VARIANTS, WORDS
 
 STATIC = Path(__file__).resolve().parent / "static"
 
@@ -38,7 +39,12 @@ class PageBlueprint(Blueprint):
 
 
 def static_file(filename: str) -> tuple[bytes, str, str] | None:
-    """A static file's bytes, ETag and type: read once per version of the file (its size and time)."""
+    """A static file's bytes, ETag and type: read once per version of the file (its size and time).
+
+    ``words/<lang>.json`` is a language's catalog as the page reads it.
+    """
+    if filename.startswith(WORDS_FOLDER):
+        return catalog_file(filename)
     path = safe_join(str(STATIC), filename)
     if path is None:
         return None
@@ -60,6 +66,18 @@ def _read_static(path: str, _mtime: int, _size: int) -> tuple[bytes, str, str]:
     return data, etag_of(data), mimetype
 
 
+#: Where the page finds each language's words (``words/es.json``): made from its catalog, not a file.
+WORDS_FOLDER = "words/"
+
+
+def catalog_file(filename: str) -> tuple[bytes, str, str] | None:
+    lang = filename.removeprefix(WORDS_FOLDER).removesuffix(".json")
+    if filename != f"{WORDS_FOLDER}{lang}.json" or lang not in LANGUAGES:
+        return None
+    data = page_words(lang)
+    return data, etag_of(data), "application/json"
+
+
 bp = PageBlueprint("web", __name__, template_folder="templates", static_folder="static",
                    static_url_path="/static")
 
@@ -69,19 +87,14 @@ CSP = ("default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' 
        "form-action 'self'")
 
 
-#: The page's languages, each in its own words (the order of the picker).
-LANGUAGE_NAMES = {"es": "Español", "en": "English", "pt": "Português", "de": "Deutsch", "sv": "Svenska"}
-assert set(LANGUAGE_NAMES) == set(LANGUAGES)
-
-
 def page() -> Response:
     lang = request.accept_languages.best_match(LANGUAGES) or "es"
     families = {}
     for v in VARIANTS.values():
         families.setdefault(v.family, {"id": v.family, "names": WORDS[f"family_{v.family}"], "variants": []})
         families[v.family]["variants"].append({"id": v.id, "names": v.names, "description": v.description})
-    html = render_template("index.html", families=list(families.values()), lang=lang, languages=LANGUAGE_NAMES,
-                           public=public_url())
+    html = render_template("index.html", families=list(families.values()), lang=lang, languages=LANGUAGES,
+                           public=public_url(), w=lambda key: word(lang, key), words=words(lang))
     response = Response(html, mimetype="text/html")
     response.headers["Content-Security-Policy"] = CSP
     response.headers["Referrer-Policy"] = "no-referrer"
@@ -111,13 +124,17 @@ def table(mesa_id: str):
 
 @lru_cache(maxsize=1)
 def shell_files() -> tuple[tuple[str, ...], str]:
-    """The static files the page needs offline, and a version that changes with any of them."""
+    """The static files the page needs offline, every language's words among them, and a version that changes
+    with any of them."""
     files = sorted(p for p in STATIC.rglob("*") if p.is_file() and p.suffix in
                    (".js", ".css", ".svg", ".png", ".webmanifest") and p.name != "sw.js")
     digest = hashlib.sha256()
     for p in files:
         digest.update(p.read_bytes())
-    return tuple(p.relative_to(STATIC).as_posix() for p in files), digest.hexdigest()[:16]
+    catalogs = [f"{WORDS_FOLDER}{lang}.json" for lang in LANGUAGES]
+    for lang in LANGUAGES:
+        digest.update(page_words(lang))
+    return tuple(p.relative_to(STATIC).as_posix() for p in files) + tuple(catalogs), digest.hexdigest()[:16]
 
 
 @bp.get("/sw.js")

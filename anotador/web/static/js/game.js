@@ -540,7 +540,7 @@ export class GameView {
     }
     const queued = this.queued().length;
     $("#pending").hidden = !queued;
-    $("#pending").textContent = queued ? plural("pending", queued) : "";
+    $("#pending").textContent = queued ? plural("pending_count", queued) : "";
     renderSheet(g, { now: this.fix ? -1 : due ? due.player : -1, fix: this.fix, pending: this.pendingCells(),
                      corrected: new Set(store.corrected(g.id)),
                      writer, onCell: (seat, box, cell) => this.startFix(seat, box, cell), chances: this.chances.forSheet(g, this.variant) });

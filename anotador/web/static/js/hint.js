@@ -6,7 +6,7 @@
 
 import { call } from "./api.js";
 import { $, $$, el, isolate } from "./helpers.js";
-import { decimal, percent, t } from "./words.js";
+import { decimal, percent, plural, t } from "./words.js";
 
 const KEY = "anotador.hint";
 
@@ -266,7 +266,7 @@ function swatch(kind, colour, dashed) {
 function sentence(x, d, names, boxName) {
   const faces = (dice) => (dice.length ? dice.join("-") : t("nothing"));
   const name = isolate(names[x.player]);
-  const thrown = (kept) => { const n = d.dice.length - kept.length; return t(n === 1 ? "dice_one" : "dice_n", { n }); };
+  const thrown = (kept) => { const n = d.dice.length - kept.length; return plural("dice", n); };
   const box = (m) => (m.split ? m.split.map(boxName).join(" + ") : boxName(m.category));
   let what;
   if (d.chosen.keep) what = t("dec_keep", { round: x.round, name, kept: faces(d.chosen.keep), n: thrown(d.chosen.keep) });
@@ -320,7 +320,7 @@ export async function showAnalysis(gameId, names, boxName, totals = null) {
     el("h3", { text: t("costliest") }),
     costly.length ? el("ol", { class: "analysis-turns" }, ...costly.map(([x, d]) => el("li", {
       text: sentence(x, d, names, boxName) }))) : el("p", { class: "hint", text: t("analysis_none") }),
-    ...(boxOnly ? [el("p", { class: "hint", text: t(boxOnly === 1 ? "analysis_box_one" : "analysis_box_n", { n: boxOnly }) })] : []),
+    ...(boxOnly ? [el("p", { class: "hint", text: plural("analysis_box", boxOnly) })] : []),
     // what the table's less plain figures mean, where they are shown
     ...(unjudged ? [el("p", { class: "hint", text: t("analysis_unjudged_note") })] : []),
     ...(judgedThrows.includes(false) ? [el("p", { class: "hint", text: t("analysis_luck_unknown") })] : []));

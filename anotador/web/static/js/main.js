@@ -9,7 +9,7 @@ import { addPlayerRow, relabelHome, showHome, toggleDice } from "./home.js";
 import { MesaView, createMesa } from "./mesa.js";
 import { store } from "./store.js";
 import { applyTheme, nextTheme } from "./theme.js";
-import { applyWords, lang, setLang } from "./words.js";
+import { applyWords, lang, ready, setLang } from "./words.js";
 
 let game = null;
 let mesa = null;
@@ -38,8 +38,8 @@ function route() {
 
 function wire() {
   $("#lang").value = lang();
-  $("#lang").addEventListener("change", () => {
-    setLang($("#lang").value);
+  $("#lang").addEventListener("change", async () => {
+    await setLang($("#lang").value);
     applyWords();
     applyTheme();
     if (!$("#home").hidden) relabelHome();
@@ -61,13 +61,17 @@ function wire() {
   window.addEventListener("popstate", route);
 }
 
-applyTheme();
-applyWords();
-wire();
-route();
-
 if ("serviceWorker" in navigator) {
   window.addEventListener("load", () => {
     navigator.serviceWorker.register(url("/sw.js"), { scope: `${ROOT}/` }).catch(() => { /* the page works without */ });
   });
 }
+
+// The shell's controls answer at once; the screens are drawn once the page has its words (at once unless this
+// phone picked a language other than the browser's).
+applyTheme();
+wire();
+await ready;
+applyWords();
+applyTheme();  // its button's label, in words
+route();

@@ -9,7 +9,7 @@ import { COLOURS, svg } from "./hint.js";
 import { LiveFeed, LiveMark } from "./live.js";
 import { Share } from "./share.js";
 import { store } from "./store.js";
-import { lang, percent, t } from "./words.js";
+import { lang, percent, plural, t } from "./words.js";
 
 /** Lines told apart by their markers and dashes as well as their colours: colour is never the only key. */
 const DASHES = ["none", "7 3", "2 3", "9 3 2 3", "1 5", "12 5"];
@@ -156,8 +156,8 @@ export class MesaView {
     $("#mesa-new-game").hidden = !this.token;
     // the family's spreadsheet: its language's words and separator, named after the table
     $("#mesa-csv").href = url(`/api/v1/tables/${encodeURIComponent(this.id)}/games.csv?lang=${lang()}`);
-    const games = b.games === 1 ? t("m_games_one") : t("m_games_n", { n: b.games });
-    const playing = b.playing === 1 ? t("m_playing_one") : t("m_playing_n", { n: b.playing });
+    const games = plural("m_games", b.games);
+    const playing = plural("m_playing_count", b.playing);
     $("#standings-summary").textContent = b.playing ? t("m_summary", { games, playing }) : games;
     this.renderStandings();
     this.renderChart();

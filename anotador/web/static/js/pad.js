@@ -231,7 +231,7 @@ export class Pad {
       // the button first: where the pad is short, it is what stays in sight
       box.replaceChildren(
         el("button", { type: "button", id: "throw-again", class: "primary wide", disabled: thrown === 0,
-                       text: thrown === 0 ? t("keep_fewer") : t(thrown === 1 ? "throw_one" : "throw_n", { n: thrown }),
+                       text: thrown === 0 ? t("keep_fewer") : plural("throw", thrown),
                        onclick: () => this.throwAgain() }),
         el("p", { class: "hint", text: t("keep_pick") }),
         el("button", { type: "button", class: "secondary wide", text: t("cancel"),
@@ -522,6 +522,6 @@ export class Pad {
 
 /** "30" on the button, "Fours 12 points" for a screen reader: the visible text is the name's start. */
 function pointsText(n) {
-  const word = (n === 1 ? t("points_one") : t("points", { n })).replace(/^\S+\s*/, "");
+  const word = plural("points", n).replace(/^\S+\s*/, "");
   return [el("span", { class: "pts", text: String(n) }), el("span", { class: "sr-only", text: ` ${word}` })];
 }

@@ -1,0 +1,91 @@
+"""The words people read, from one gettext catalog per language.
+
+``anotador.pot`` is the source: English, each message with its key as its
+context (``msgctxt``), the key the page asks for. ``<lang>.po`` is that
+language's translation, the file a translator opens in Weblate or Poedit.
+Plurals follow CLDR's rules: each catalog's ``Plural-Forms`` is Babel's for
+its language, and the page gets each plural's forms named by CLDR category
+(``one``, ``many``, ``other``), which ``Intl.PluralRules`` picks from.
+
+Adding a language is its ``.po`` file (``pybabel init -i anotador.pot -l nl
+-o nl.po``) and its line in ``LANGUAGES``.
+"""
+
+from __future__ import annotations
+
+import json
+from functools import lru_cache
+from pathlib import Path
+
+from babel import Locale
+from babel.messages.catalog import Catalog
+from babel.messages.pofile import read_po
+
+HERE = Path(__file__).resolve().parent
+
+#: Every language offered, in its own words, in the order the page's picker lists them.
+LANGUAGES = {"es": "Español", "en": "English", "pt": "Português", "de": "Deutsch", "sv": "Svenska"}
+
+#: The language of the source catalog: its words are the messages' ids.
+SOURCE = "en"
+
+#: CLDR's plural categories, in the order gettext numbers a language's forms.
+CLDR_CATEGORIES = ("zero", "one", "two", "few", "many", "other")
+
+
+class UnknownLanguage(LookupError):
+    """A language with no catalog."""
+
+
+def catalog_path(lang: str) -> Path:
+    """The file a language's words come from: the source for English."""
+    if lang not in LANGUAGES:
+        raise UnknownLanguage(lang)
+    return HERE / ("anotador.pot" if lang == SOURCE else f"{lang}.po")
+
+
+@lru_cache(maxsize=len(LANGUAGES))
+def catalog(lang: str) -> Catalog:
+    """A language's catalog, read once."""
+    with catalog_path(lang).open("rb") as f:
+        return read_po(f, locale=lang)
+
+
+def plural_categories(lang: str) -> tuple[str, ...]:
+    """The CLDR categories a language's plurals have, in the order of its catalog's forms."""
+    tags = Locale.parse(lang).plural_form.tags | {"other"}
+    return tuple(tag for tag in CLDR_CATEGORIES if tag in tags)
+
+
+@lru_cache(maxsize=len(LANGUAGES))
+def words(lang: str) -> dict[str, str | dict[str, str]]:
+    """Every message of a language by key: a text, or a plural's forms by CLDR category.
+
+    A message not yet translated is the source's words. Made once per language.
+    """
+    categories = plural_categories(lang)
+    out: dict[str, str | dict[str, str]] = {}
+    for message in catalog(lang):
+        if not message.context:
+            continue
+        translated = lang != SOURCE and all(message.string)
+        if message.pluralizable:
+            out[message.context] = (dict(zip(categories, message.string, strict=True)) if translated
+                                    else {"one": message.id[0], "other": message.id[1]})
+        else:
+            out[message.context] = message.string if translated else message.id
+    return out
+
+
+@lru_cache(maxsize=len(LANGUAGES))
+def page_words(lang: str) -> bytes:
+    """A language's words as the page loads them: JSON, made once."""
+    return json.dumps(words(lang), ensure_ascii=False, sort_keys=True, separators=(",", ":")).encode("utf-8")
+
+
+def word(lang: str, key: str, **params: object) -> str:
+    """One text in a language, its ``{placeholders}`` filled in."""
+    text = words(lang).get(key)
+    if not isinstance(text, str):
+        raise KeyError(key)
+    return text.format(**params) if params else text
