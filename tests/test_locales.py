@@ -177,3 +177,40 @@ def test_the_readmes_pybabel_lines_make_a_new_catalog_and_leave_an_up_to_date_on
     assert new.num_plurals == len(plural_categories("nl"))
     assert {(m.context, m.id) for m in new if m.id} == set(messages(SOURCE))
     assert (tmp_path / "anotador" / "locales" / "es.po").read_bytes() == (locales.HERE / "es.po").read_bytes()
+
+
+def test_every_name_the_rules_give_is_in_every_catalog():
+    """Each variant's name and line, each of its boxes' names and short labels, its bonuses' and its
+    instant win's names: a message the rules ask for and a catalog lacks fails here, not in a request."""
+    from anotador.rules import BOX_SHORT, VARIANTS, WORDS, instant_win_names
+
+    asked = 0
+    for variant in VARIANTS.values():
+        rules = variant.default_rules
+        named = [variant.names, variant.description, *(WORDS[b.id] for b in rules.bonuses)]
+        for box in rules.boxes:
+            named += [rules.names_of(box.id), BOX_SHORT[box.id]]
+        generala = next((b.id for b in rules.boxes if b.role == "generala"), None)
+        named.append(instant_win_names(variant.big_general, generala) or {})
+        for names in named:
+            for lang in names:
+                assert lang in LANGUAGES and names[lang].strip(), (variant.id, names, lang)
+                asked += 1
+    assert asked > 9 * 15 * len(LANGUAGES)
+    assert VARIANTS["kniffel"].default_rules.names_of("yahtzee")["de"] == "Kniffel"
+    assert dict(WORDS["yahtzee_bonus"])["es"].format(box="Yahtzee") == "Bonus Yahtzee"
+    with pytest.raises(KeyError):
+        WORDS["no_such_word"]
+
+
+def test_every_reason_and_house_rule_a_printed_sheet_names_is_in_every_catalog():
+    from anotador.printing import words as printed
+    from anotador.rules import OPTION_NAMES, REASONS
+
+    for lang in LANGUAGES:
+        for reason in REASONS:
+            assert printed.REASONS[reason][lang].strip()
+        for option in OPTION_NAMES:
+            assert printed._OPTION_NAMES[option][lang].strip()
+        for flag in (True, False, None):
+            assert printed.UI[printed._FLAGS[flag]][lang].strip()

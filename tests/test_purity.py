@@ -23,3 +23,13 @@ def test_rules_engine_and_solver_import_no_framework(module):
     )
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
     assert out.stdout.strip() == ""
+
+
+def test_the_rules_import_nothing_of_the_app_but_the_words():
+    """The rules name their boxes and variants from the catalogs (anotador.locales) and import nothing else
+    of the app."""
+    code = ("import sys, anotador.rules; "
+            "print(','.join(sorted(m for m in sys.modules if m.startswith('anotador.') and not "
+            "m.startswith(('anotador.rules', 'anotador.locales')))))")
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == ""

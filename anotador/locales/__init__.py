@@ -14,6 +14,7 @@ Adding a language is its ``.po`` file (``pybabel init -i anotador.pot -l nl
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator, Mapping
 from functools import lru_cache
 from pathlib import Path
 
@@ -28,6 +29,9 @@ LANGUAGES = {"es": "Español", "en": "English", "pt": "Português", "de": "Deuts
 
 #: The language of the source catalog: its words are the messages' ids.
 SOURCE = "en"
+
+#: Every language's code, the source's first: the order of the API's ``names`` objects.
+CODES = (SOURCE, *(lang for lang in LANGUAGES if lang != SOURCE))
 
 #: CLDR's plural categories, in the order gettext numbers a language's forms.
 CLDR_CATEGORIES = ("zero", "one", "two", "few", "many", "other")
@@ -89,3 +93,58 @@ def word(lang: str, key: str, **params: object) -> str:
     if not isinstance(text, str):
         raise KeyError(key)
     return text.format(**params) if params else text
+
+
+class Message(Mapping[str, str]):
+    """One message in every language offered, read from the catalogs when first asked for:
+    ``Message("box.ones")["es"]`` is "Al 1". What the API sends as a ``names`` object."""
+
+    __slots__ = ("key",)
+
+    def __init__(self, key: str) -> None:
+        self.key = key
+
+    def __getitem__(self, lang: str) -> str:
+        if lang not in LANGUAGES:
+            raise KeyError(lang)
+        text = words(lang)[self.key]
+        if not isinstance(text, str):
+            raise TypeError(f"{self.key} is a plural")
+        return text
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(CODES)
+
+    def __len__(self) -> int:
+        return len(CODES)
+
+    def __repr__(self) -> str:
+        return f"Message({self.key!r})"
+
+
+class Messages(Mapping[str, Message]):
+    """The messages whose keys share a prefix, by what follows it: ``Messages("box")["ones"]``.
+
+    ``fixed`` names what every language writes alike and no catalog holds (a narrow sheet's "1" for ones).
+    """
+
+    def __init__(self, prefix: str, fixed: Mapping[str, str] | None = None) -> None:
+        self.prefix = f"{prefix}."
+        self.fixed = dict(fixed or {})
+
+    def __getitem__(self, name: str) -> Mapping[str, str]:
+        if not isinstance(name, str):
+            raise KeyError(name)
+        if name in self.fixed:
+            return dict.fromkeys(CODES, self.fixed[name])
+        key = self.prefix + name
+        if key not in words(SOURCE):
+            raise KeyError(name)
+        return Message(key)
+
+    def __iter__(self) -> Iterator[str]:
+        found = [key.removeprefix(self.prefix) for key in words(SOURCE) if key.startswith(self.prefix)]
+        return iter([*self.fixed, *(name for name in found if "." not in name)])
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self)

@@ -14,7 +14,7 @@ from reportlab.lib.units import mm
 
 from . import fonts
 from .layout import MARGIN, Layout, Line, fit
-from .words import _w
+from .words import UI
 
 #: The height a chart takes at the bottom of the page (``layout(reserve=...)``).
 CHART_H = 34 * mm
@@ -22,11 +22,6 @@ CHART_H = 34 * mm
 LOOKS = [((0.13, 0.35, 0.65), ()), ((0.85, 0.45, 0.0), (4, 2)), ((0.1, 0.5, 0.25), (1.2, 1.6)),
          ((0.45, 0.2, 0.6), (6, 2, 1.5, 2)), ((0.0, 0.0, 0.0), (0.8, 3)), ((0.55, 0.4, 0.1), (9, 3))]
 
-WORDS = {
-    "title": _w("Probabilidad de ganar, turno a turno", "Chance to win, turn by turn", "Chance de vencer, vez a vez",
-                "Gewinnchance, Zug um Zug", "Chans att vinna, tur för tur"),
-    "turn": _w("turno", "turn", "vez", "Zug", "tur"),
-}
 
 
 def chances_chart(page: Layout, names: Sequence[str], history: Sequence[Sequence[float] | None], lang: str) -> None:
@@ -38,7 +33,7 @@ def chances_chart(page: Layout, names: Sequence[str], history: Sequence[Sequence
     key_w = min(48 * mm, width * 0.3)
     plot_l, plot_r = left + 9 * mm, left + width - key_w - 4 * mm
     plot_b, plot_t = bottom + 5 * mm, bottom + CHART_H - 6 * mm
-    page.texts.append(fit(WORDS["title"][lang], fonts.BOLD, plot_r - left, 5 * mm, 9, x=left,
+    page.texts.append(fit(UI["chart_title"][lang], fonts.BOLD, plot_r - left, 5 * mm, 9, x=left,
                           y=bottom + CHART_H - 5 * mm, wrap=False))
     grey = (0.55, 0.55, 0.55)
     page.lines += [Line(plot_l, plot_b, plot_r, plot_b, 0.6, grey), Line(plot_l, plot_b, plot_l, plot_t, 0.6, grey)]
@@ -50,14 +45,14 @@ def chances_chart(page: Layout, names: Sequence[str], history: Sequence[Sequence
         page.texts.append(fit(f"{int(c * 100)} %", fonts.REGULAR, 8 * mm, 3 * mm, 6, x=left, y=y - 1.5 * mm,
                               wrap=False, align="right"))
     turns = max(1, len(history) - 1)
-    page.texts.append(fit(f"{WORDS['turn'][lang]} {turns}", fonts.REGULAR, 20 * mm, 3 * mm, 6, x=plot_r - 20 * mm,
+    page.texts.append(fit(f"{UI['chart_turn'][lang]} {turns}", fonts.REGULAR, 20 * mm, 3 * mm, 6, x=plot_r - 20 * mm,
                           y=bottom, wrap=False, align="right"))
     X = lambda k: plot_l + (plot_r - plot_l) * k / turns  # noqa: E731
     Y = lambda c: plot_b + (plot_t - plot_b) * c  # noqa: E731
     known = next((k for k, h in enumerate(history) if h is not None), 0)
     if 0 < known < turns:  # worked out from this turn on (the Yahtzee family's last rounds): said where it starts
         page.lines.append(Line(X(known), plot_b, X(known), plot_t, 0.3, (0.8, 0.8, 0.8)))
-        page.texts.append(fit(f"{WORDS['turn'][lang]} {known}", fonts.REGULAR, 20 * mm, 3 * mm, 6,
+        page.texts.append(fit(f"{UI['chart_turn'][lang]} {known}", fonts.REGULAR, 20 * mm, 3 * mm, 6,
                               x=X(known) - 10 * mm, y=bottom, wrap=False, align="center"))
     for i in range(len(names)):
         colour, dash = LOOKS[i % len(LOOKS)]

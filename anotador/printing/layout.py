@@ -18,12 +18,13 @@ from typing import Sequence
 from reportlab.lib.pagesizes import A4, LETTER, landscape
 from reportlab.lib.units import mm
 
+from ..locales import LANGUAGES
 from ..rules import InvalidNameError, RuleSet, clean_name
 from . import fonts
 from .words import UI, Row, legend, sheet_rows
 
 SIZES = {"a4": A4, "letter": LETTER}
-LANGS = ("es", "en", "pt", "de", "sv")
+LANGS = tuple(LANGUAGES)
 MAX_PLAYERS, MAX_GAMES = 12, 3
 
 MARGIN = 11 * mm

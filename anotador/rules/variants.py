@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
 from typing import Any, Mapping
 
+from ..locales import Message
 from .boxes import FIXED, MATCHING, NUMBER, SUM
 from .errors import InvalidOptionError, UnknownVariantError
 from .options import OPTION_NAMES, Options, merge
@@ -94,28 +95,15 @@ VARIANTS: dict[str, Variant] = {
     for v in (
         Variant(
             id="generala",
-            names={"en": "Generala", "es": "Generala", "pt": "General", "de": "Generala", "sv": "Generala"},
-            description={
-                "en": "Ten lines; served rolls +5; a served generala wins on the spot.",
-                "es": "Diez líneas; servida +5; la generala servida gana en el acto.",
-                "pt": "Dez linhas; de boca +5; a general de boca ganha na hora.",
-                "de": "Zehn Zeilen; servierte Würfe +5; eine servierte Generala gewinnt sofort.",
-                "sv": "Tio rader; servade slag +5; en servad generala vinner direkt.",
-            },
+            names=Message("variant.generala"),
+            description=Message("variant.generala.about"),
             boxes=NUMBER_BOXES + (STRAIGHT, FULL, FOUR, GENERALA),
             defaults=_GENERALA_DEFAULTS,
         ),
         Variant(
             id="generala-doble",
-            names={"en": "Double Generala", "es": "Generala doble", "pt": "General dupla", "de": "Doppelte Generala",
-                   "sv": "Dubbel generala"},
-            description={
-                "en": "Eleven boxes with a double generala (100, 105 served); ties go to more generalas.",
-                "es": "Once casilleros con generala doble (100, 105 servida); el empate lo gana quien tenga más generalas.",
-                "pt": "Onze casas com general dupla (100, 105 de boca); no empate vence quem tem mais generais.",
-                "de": "Elf Felder mit doppelter Generala (100, serviert 105); bei Gleichstand zählen die Generalas.",
-                "sv": "Elva rutor med dubbel generala (100, servad 105); vid lika vinner flest generalor.",
-            },
+            names=Message("variant.generala-doble"),
+            description=Message("variant.generala-doble.about"),
             boxes=NUMBER_BOXES + (STRAIGHT, FULL, FOUR, GENERALA),
             defaults=Options(
                 points=_GENERALA_DEFAULTS.points,
@@ -128,15 +116,8 @@ VARIANTS: dict[str, Variant] = {
         ),
         Variant(
             id="generala-wiki",
-            names={"en": "Generala (encyclopedia)", "es": "Generala (enciclopedia)", "pt": "General (enciclopédia)",
-                   "de": "Generala (Lexikon)", "sv": "Generala (uppslagsverk)"},
-            description={
-                "en": "Ten lines; any five different dice are a straight; a scratched generala cannot win served.",
-                "es": "Diez líneas; cinco dados distintos son escalera; con la generala tachada la servida no gana.",
-                "pt": "Dez linhas; cinco dados diferentes são sequência; com a general riscada a de boca não ganha.",
-                "de": "Zehn Zeilen; fünf verschiedene Würfel sind eine Straße; gestrichen gewinnt sie nicht serviert.",
-                "sv": "Tio rader; fem olika tärningar är en stege; en struken generala vinner inte servad.",
-            },
+            names=Message("variant.generala-wiki"),
+            description=Message("variant.generala-wiki.about"),
             boxes=NUMBER_BOXES + (STRAIGHT, FULL, FOUR, GENERALA),
             defaults=Options(
                 points=_GENERALA_DEFAULTS.points,
@@ -147,15 +128,8 @@ VARIANTS: dict[str, Variant] = {
         ),
         Variant(
             id="general-pr",
-            names={"en": "General (Puerto Rico)", "es": "General (Puerto Rico)", "pt": "General (Porto Rico)",
-                   "de": "General (Puerto Rico)", "sv": "General (Puerto Rico)"},
-            description={
-                "en": "Puerto Rican General: Small General 60, a served five of a kind (Big General) wins; lowest die starts.",
-                "es": "General puertorriqueño: General chico 60, cinco iguales servidos (General grande) ganan; empieza el dado más bajo.",
-                "pt": "General porto-riquenho: General pequeno 60, cinco iguais de boca (General grande) ganham; começa o dado mais baixo.",
-                "de": "General aus Puerto Rico: Kleiner General 60, serviert (Großer General) gewinnt; der niedrigste Würfel beginnt.",
-                "sv": "Puertoricansk general: liten general 60, servad (stor general) vinner; lägsta tärningen börjar.",
-            },
+            names=Message("variant.general-pr"),
+            description=Message("variant.general-pr.about"),
             boxes=NUMBER_BOXES + (STRAIGHT, FULL, FOUR, BoxSpec("small_general", "five", FIXED, role="generala")),
             defaults=Options(
                 points=(("four", 40), ("full", 30), ("small_general", 60), ("straight", 20)),
@@ -165,15 +139,8 @@ VARIANTS: dict[str, Variant] = {
         ),
         Variant(
             id="double-cameroon",
-            names={"en": "Double Cameroon", "es": "Camerún doble", "pt": "Camarões duplo", "de": "Doppel-Kamerun",
-                   "sv": "Dubbel Kamerun"},
-            description={
-                "en": "Ten dice split into two groups of five, two boxes a turn, five rounds.",
-                "es": "Diez dados en dos grupos de cinco, dos casilleros por turno, cinco rondas.",
-                "pt": "Dez dados em dois grupos de cinco, duas casas por vez, cinco rodadas.",
-                "de": "Zehn Würfel in zwei Fünfergruppen, zwei Felder pro Zug, fünf Runden.",
-                "sv": "Tio tärningar i två grupper om fem, två rutor per tur, fem rundor.",
-            },
+            names=Message("variant.double-cameroon"),
+            description=Message("variant.double-cameroon.about"),
             boxes=NUMBER_BOXES
             + (
                 BoxSpec("five_of_a_kind", "five", FIXED),
@@ -221,14 +188,8 @@ _YAHTZEE_DEFAULTS = Options(
 FAMILY = (
     Variant(
         id="yahtzee",
-        names={"en": "Yahtzee", "es": "Yahtzee", "pt": "Yahtzee", "de": "Yahtzee", "sv": "Yahtzee"},
-        description={
-            "en": "Thirteen boxes; 35 bonus at 63 up top; 100 for each further Yahtzee, a joker.",
-            "es": "Trece casilleros; 35 de bonus con 63 arriba; 100 por cada Yahtzee más, que es comodín.",
-            "pt": "Treze casas; bônus de 35 com 63 em cima; 100 por cada Yahtzee a mais, que é curinga.",
-            "de": "Dreizehn Felder; 35 Bonus ab 63 oben; 100 für jedes weitere Yahtzee, ein Joker.",
-            "sv": "Tretton rutor; 35 i bonus vid 63 upptill; 100 för varje ny Yahtzee, som är joker.",
-        },
+        names=Message("variant.yahtzee"),
+        description=Message("variant.yahtzee.about"),
         boxes=_YAHTZEE_BOXES,
         defaults=_YAHTZEE_DEFAULTS,
         applicable=TABLE_OPTIONS | YAHTZEE_ONLY,
@@ -237,32 +198,20 @@ FAMILY = (
     ),
     Variant(
         id="kniffel",
-        names={"en": "Kniffel", "es": "Kniffel", "pt": "Kniffel", "de": "Kniffel", "sv": "Kniffel"},
-        description={
-            "en": "The German Yahtzee: the same rules, its own names (Dreierpasch, Kleine Straße, Kniffel).",
-            "es": "El Yahtzee alemán: las mismas reglas, con sus nombres (Dreierpasch, Kleine Straße, Kniffel).",
-            "pt": "O Yahtzee alemão: as mesmas regras, com seus nomes (Dreierpasch, Kleine Straße, Kniffel).",
-            "de": "Die deutsche Ausgabe: Einser bis Sechser, Bonus ab 63, Kniffel 50, Chance.",
-            "sv": "Tyska Yahtzee: samma regler, egna namn (Dreierpasch, Kleine Straße, Kniffel).",
-        },
+        names=Message("variant.kniffel"),
+        description=Message("variant.kniffel.about"),
         boxes=_YAHTZEE_BOXES,
         defaults=_YAHTZEE_DEFAULTS,
         applicable=TABLE_OPTIONS | YAHTZEE_ONLY,
         bonuses=(SectionBonus("upper_bonus", UPPER, 63, 35),),
         family="yahtzee",
         # Kniffel's sheets call the five of a kind "Kniffel", in every language.
-        box_names={"yahtzee": {"en": "Kniffel", "es": "Kniffel", "pt": "Kniffel", "de": "Kniffel", "sv": "Kniffel"}},
+        box_names={"yahtzee": Message("variant.kniffel.box.yahtzee")},
     ),
     Variant(
         id="yatzy",
-        names={"en": "Yatzy", "es": "Yatzy", "pt": "Yatzy", "de": "Yatzy", "sv": "Yatzy"},
-        description={
-            "en": "Scandinavian: fifteen boxes; pairs and kinds score their dice; 50 bonus at 63 up top.",
-            "es": "Escandinavo: quince casilleros; pares y tríos suman sus dados; 50 de bonus con 63 arriba.",
-            "pt": "Escandinavo: quinze casas; pares e trincas somam seus dados; bônus de 50 com 63 em cima.",
-            "de": "Skandinavisch: fünfzehn Felder; Paare und Pasche zählen ihre Würfel; 50 Bonus ab 63 oben.",
-            "sv": "Femton rutor; par och tretal räknar sina tärningar; 50 i bonus vid 63 upptill.",
-        },
+        names=Message("variant.yatzy"),
+        description=Message("variant.yatzy.about"),
         boxes=NUMBER_BOXES + (
             BoxSpec("one_pair", "pairs:1", MATCHING),
             BoxSpec("two_pairs", "pairs:2", MATCHING),
@@ -281,14 +230,8 @@ FAMILY = (
     ),
     Variant(
         id="yacht",
-        names={"en": "Yacht", "es": "Yacht", "pt": "Yacht", "de": "Yacht", "sv": "Yacht"},
-        description={
-            "en": "The 1938 original: twelve boxes, no bonus; both straights 30, yacht 50.",
-            "es": "El original de 1938: doce casilleros, sin bonus; las dos escaleras 30, yacht 50.",
-            "pt": "O original de 1938: doze casas, sem bônus; as duas sequências 30, yacht 50.",
-            "de": "Das Original von 1938: zwölf Felder, kein Bonus; beide Straßen 30, Yacht 50.",
-            "sv": "Originalet från 1938: tolv rutor, ingen bonus; båda stegarna 30, yacht 50.",
-        },
+        names=Message("variant.yacht"),
+        description=Message("variant.yacht.about"),
         boxes=NUMBER_BOXES + (
             BoxSpec("full_house", "full", SUM),
             BoxSpec("four_of_a_kind", "four", MATCHING),

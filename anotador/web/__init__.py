@@ -91,8 +91,8 @@ def page() -> Response:
     lang = request.accept_languages.best_match(LANGUAGES) or "es"
     families = {}
     for v in VARIANTS.values():
-        families.setdefault(v.family, {"id": v.family, "names": WORDS[f"family_{v.family}"], "variants": []})
-        families[v.family]["variants"].append({"id": v.id, "names": v.names, "description": v.description})
+        families.setdefault(v.family, {"id": v.family, "names": dict(WORDS[f"family_{v.family}"]), "variants": []})
+        families[v.family]["variants"].append({"id": v.id, "names": dict(v.names), "description": dict(v.description)})
     html = render_template("index.html", families=list(families.values()), lang=lang, languages=LANGUAGES,
                            public=public_url(), w=lambda key: word(lang, key), words=words(lang))
     response = Response(html, mimetype="text/html")
