@@ -34,8 +34,8 @@ def test_generala_doble_boxes(client):
     assert boxes["double_generala"] == {
         "id": "double_generala",
         "names": {"en": "Double generala", "es": "Generala doble", "pt": "General dupla", "de": "Doppelte Generala",
-                  "sv": "Dubbel generala"},
-        "short_names": {"en": "DG", "es": "GD", "pt": "GD", "de": "DG", "sv": "DG"},
+                  "sv": "Dubbel generala", "fr": "Generala double", "it": "Generala doppia", "nl": "Dubbele generala"},
+        "short_names": {"en": "DG", "es": "GD", "pt": "GD", "de": "DG", "sv": "DG", "fr": "GD", "it": "GD", "nl": "DG"},
         "kind": "fixed", "face": None, "points": 100, "served_points": 105, "max_points": 105,
     }
     assert boxes["fours"]["kind"] == "number" and boxes["fours"]["face"] == 4
@@ -50,7 +50,8 @@ def test_short_names_and_what_wins_on_the_spot(client):
                      "straight": "Esc", "full": "Full", "four": "Póker", "generala": "G", "double_generala": "GD"}
     assert variants["generala"]["instant_win_names"] == {"en": "Served generala", "es": "Generala servida",
                                                          "pt": "General de boca", "de": "Servierte Generala",
-                                                         "sv": "Servad generala"}
+                                                         "sv": "Servad generala", "fr": "Generala sèche",
+                                                         "it": "Generala servita", "nl": "Generala in één worp"}
     assert variants["general-pr"]["instant_win_names"]["es"] == "General grande"
     assert variants["double-cameroon"]["instant_win_names"] is None
 

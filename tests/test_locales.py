@@ -214,3 +214,45 @@ def test_every_reason_and_house_rule_a_printed_sheet_names_is_in_every_catalog()
             assert printed._OPTION_NAMES[option][lang].strip()
         for flag in (True, False, None):
             assert printed.UI[printed._FLAGS[flag]][lang].strip()
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_the_undo_buttons_spoken_name_holds_its_visible_words(lang):
+    """WCAG 2.5.3 (label in name): a voice user says what the button shows."""
+    said = words(lang)
+    assert said["undo"].casefold() in said["undo_title"].casefold(), (said["undo"], said["undo_title"])
+
+
+def test_the_spec_offers_every_language_and_no_other():
+    """The API contract lists the languages by hand: a language added to LANGUAGES and not to the spec (or
+    the reverse) fails here."""
+    import yaml
+
+    spec = yaml.safe_load((ROOT / "anotador" / "openapi.yaml").read_text(encoding="utf-8"))
+    names = spec["components"]["schemas"]["Names"]
+    assert set(names["required"]) == set(names["properties"]) == set(LANGUAGES)
+    enums = []
+
+    def walk(node):
+        if isinstance(node, dict):
+            if "enum" in node and "es" in node["enum"]:
+                enums.append(node["enum"])
+            for value in node.values():
+                walk(value)
+        elif isinstance(node, list):
+            for value in node:
+                walk(value)
+
+    walk(spec)
+    assert len(enums) >= 4 and all(enum == list(LANGUAGES) for enum in enums), enums
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_a_tables_history_has_its_columns_and_separator_in_every_language(lang):
+    from anotador.api.exports import COLUMNS, HEADERS, STATUS, separator
+
+    headers = [HEADERS[column][lang] for column in COLUMNS]
+    assert all(headers) and len(set(headers)) == len(headers)
+    assert STATUS["playing"][lang] and STATUS["finished"][lang]
+    # a spreadsheet where the decimal mark is a comma separates cells with ";"
+    assert separator(lang) == ("," if lang == "en" else ";")

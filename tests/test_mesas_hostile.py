@@ -219,7 +219,7 @@ def test_readers_asking_for_a_new_version_at_once_wait_for_one_render(api, db_ap
 
 @pytest.mark.parametrize("lang, sep, head, yes", [
     ("es", ";", "Fecha", "sí"), ("pt", ";", "Data", "sim"), ("de", ";", "Datum", "ja"), ("sv", ";", "Datum", "ja"),
-    ("en", ",", "Date", "yes"),
+    ("en", ",", "Date", "yes"), ("fr", ";", "Date", "oui"), ("it", ";", "Data", "sì"), ("nl", ";", "Datum", "ja"),
 ])
 def test_the_export_in_a_language_reads_in_that_languages_spreadsheet(api, lang, sep, head, yes):
     """Headers, the variant and house rules by name, the locale's separator, UTF-8 with BOM, named after the
@@ -229,7 +229,9 @@ def test_the_export_in_a_language_reads_in_that_languages_spreadsheet(api, lang,
     import random
     from urllib.parse import unquote
 
-    from anotador.api.exports import HEADERS, YES_NO
+    from anotador.api.exports import COLUMNS
+    from anotador.api.exports import HEADERS as NAMED
+    from anotador.printing.words import UI
     from anotador.rules import find_variant
 
     from .mesakit import play_out
@@ -247,6 +249,7 @@ def test_the_export_in_a_language_reads_in_that_languages_spreadsheet(api, lang,
     text = r.data.decode("utf-8")
     assert text.startswith("\ufeff" + head + sep)
     rows = list(csv.reader(io.StringIO(text.lstrip("\ufeff")), delimiter=sep))
+    HEADERS = {lang: [NAMED[column][lang] for column in COLUMNS]}
     assert rows[0] == list(HEADERS[lang]) and all(len(row) == 11 for row in rows)
     body = [dict(zip(HEADERS[lang], row)) for row in rows[1:]]
     assert len(body) == 5
@@ -256,7 +259,7 @@ def test_the_export_in_a_language_reads_in_that_languages_spreadsheet(api, lang,
     assert all("10" in row[rules_col] and row[rules_col] != house.body["rules"] for row in newest)
     finished = [row for row in body if row[HEADERS[lang][1]] == plain.id]
     assert [row[name_col] for row in finished] == ["Abuela Pilar", "María José", "'=1+1"]
-    assert {row[won_col] for row in finished} <= {yes, YES_NO[lang][1]} and yes in {row[won_col] for row in finished}
+    assert {row[won_col] for row in finished} <= {yes, UI["no"][lang]} and yes in {row[won_col] for row in finished}
     assert {row[HEADERS[lang][2]] for row in body} == {find_variant("generala").names[lang]}
     # another language of the same version is its own file; the API's own stays as it was
     assert api.get(mesa.url("/games.csv")).data.decode("utf-8").startswith("\ufeffplayed_on,game,")

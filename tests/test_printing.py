@@ -143,7 +143,7 @@ def test_house_rules_with_extra_lines_fit_too():
 @pytest.mark.parametrize(
     ("options", "field"),
     [({"players": 0}, "players"), ({"players": 13}, "players"), ({"games": 4}, "games"), ({"size": "a3"}, "size"),
-     ({"lang": "fr"}, "lang"), ({"players": 1, "names": ["a", "b"]}, "names"), ({"names": ["x" * 41]}, "names.0"),
+     ({"lang": "ja"}, "lang"), ({"players": 1, "names": ["a", "b"]}, "names"), ({"names": ["x" * 41]}, "names.0"),
      # the one name rule: measured after spaces are folded, no control or bidi characters
      ({"names": ["Ana", "  " + "x" * 41 + "  "]}, "names.1"), ({"names": ["a\u202eb"]}, "names.0"),
      ({"names": ["a\u0000b"]}, "names.0"), ({"names": ["   "]}, "names.0"), ({"names": ["x\u200by"]}, "names.0")],
@@ -235,7 +235,7 @@ def test_variant_sheet_pdf(client):
     assert other.headers["ETag"] != r.headers["ETag"]
 
 
-@pytest.mark.parametrize("q", ["players=13", "games=0", "size=a3", "lang=fr", "players=1&names=a&names=b",
+@pytest.mark.parametrize("q", ["players=13", "games=0", "size=a3", "lang=ja", "players=1&names=a&names=b",
                                "players=x", "colour=red"])
 def test_variant_sheet_bad_query_is_422(client, q):
     r = client.get(f"/api/v1/variants/generala/sheet.pdf?{q}")

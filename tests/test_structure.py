@@ -372,7 +372,8 @@ def test_each_test_module_is_of_a_readable_size(path):
 #: The test tools a module may need, and the modules that need each.
 TOOLS = {
     "playwright": ["test_page.py", "test_page_a11y.py", "test_page_advice.py", "test_page_chances.py",
-                   "test_page_family.py", "test_page_live.py", "test_page_mesa.py", "test_page_offline.py", "test_page_screens.py",
+                   "test_page_family.py", "test_page_languages.py", "test_page_live.py", "test_page_mesa.py",
+                   "test_page_offline.py", "test_page_screens.py",
                    "test_page_start.py", "test_page_sunday.py", "test_page_table.py", "test_page_taps.py"],
     "pypdf": ["test_printing.py"],
     "hypothesis": ["test_hostile.py", "test_openapi.py", "test_rules_properties.py", "test_schemas.py"],

@@ -3,8 +3,8 @@
 ``games.csv?lang=es`` names its columns and values in Spanish (the variant
 and its house rules by name, who won as "sí"/"no", the seat from 1), and
 separates its cells as a spreadsheet set to that language expects them:
-``;`` where the decimal mark is a comma (es, pt, de, sv), ``,`` in
-English. UTF-8 with a byte-order mark, so every script is read as written.
+``;`` where the language's decimal mark is a comma (CLDR's, through
+Babel), ``,`` in English. UTF-8 with a byte-order mark, so every script is read as written.
 Without ``lang`` the export keeps the API's own names.
 """
 
@@ -16,32 +16,23 @@ import re
 import unicodedata
 from urllib.parse import quote
 
-from .. import sheets
-from ..printing.words import REASONS, house_rules
+from babel.numbers import get_decimal_symbol
 
-#: Each language's column names, in the export's order.
-HEADERS = {
-    "es": ("Fecha", "Partida", "Variante", "Reglas", "Estado", "Motivo", "Lugar", "Jugador de la mesa",
-           "Nombre en la planilla", "Total", "Ganó"),
-    "en": ("Date", "Game", "Variant", "Rules", "Status", "Why", "Seat", "Regular", "Name on the sheet", "Total",
-           "Won"),
-    "pt": ("Data", "Partida", "Variante", "Regras", "Estado", "Motivo", "Lugar", "Jogador da mesa",
-           "Nome na folha", "Total", "Ganhou"),
-    "de": ("Datum", "Spiel", "Variante", "Regeln", "Stand", "Grund", "Platz", "Stammspieler", "Name auf dem Block",
-           "Summe", "Gewonnen"),
-    "sv": ("Datum", "Spel", "Variant", "Regler", "Status", "Varför", "Plats", "Stamspelare", "Namn på protokollet",
-           "Summa", "Vann"),
-}
-STATUS = {
-    "es": {"playing": "en juego", "finished": "terminada"}, "en": {"playing": "in course", "finished": "finished"},
-    "pt": {"playing": "em andamento", "finished": "terminada"}, "de": {"playing": "läuft", "finished": "beendet"},
-    "sv": {"playing": "pågår", "finished": "avslutat"},
-}
-YES_NO = {"es": ("sí", "no"), "en": ("yes", "no"), "pt": ("sim", "não"), "de": ("ja", "nein"), "sv": ("ja", "nej")}
-STANDARD = {"es": "las publicadas", "en": "as published", "pt": "as publicadas", "de": "wie veröffentlicht",
-            "sv": "som publicerade"}
-#: The cell separator a spreadsheet set to the language expects: ";" where "," is the decimal mark.
-SEPARATOR = {"es": ";", "en": ",", "pt": ";", "de": ";", "sv": ";"}
+from .. import sheets
+from ..locales import Message, Messages
+from ..printing.words import REASONS, UI, house_rules
+
+#: The columns, in the export's order: their names are the catalogs' ``export.col.<column>``.
+COLUMNS = ("date", "game", "variant", "rules", "status", "reason", "seat", "regular", "name", "total", "won")
+HEADERS = Messages("export.col")
+STATUS = Messages("export.status")
+#: The Rules column of a game played by the rules as published.
+STANDARD = Message("export.standard")
+
+
+def separator(lang: str) -> str:
+    """The cell separator a spreadsheet set to the language expects: ";" where "," is the decimal mark (CLDR)."""
+    return ";" if get_decimal_symbol(lang) == "," else ","
 
 
 def cell(text: str) -> str:
@@ -60,20 +51,21 @@ def history_csv(mesa, lang: str | None = None) -> str:
     regulars = {pid: p["name"] for pid, p in sheets.players_of(mesa.id).items()}
     named: dict[str, tuple[str, str]] = {}
     if lang is None:
-        headers, separator, (yes, no), first_seat = CSV_COLUMNS, ",", ("1", "0"), 0
+        headers, delimiter, (yes, no), first_seat = CSV_COLUMNS, ",", ("1", "0"), 0
     else:
-        headers, separator, (yes, no), first_seat = HEADERS[lang], SEPARATOR[lang], YES_NO[lang], 1
+        headers = tuple(HEADERS[column][lang] for column in COLUMNS)
+        delimiter, (yes, no), first_seat = separator(lang), (UI["yes"][lang], UI["no"][lang]), 1
         for rules in sheets.rule_sets(mesa):
             extra = house_rules(rules, lang)
             named[rules.digest] = (rules.variant.names[lang], extra if extra is not None else STANDARD[lang])
     out = io.StringIO()
-    writer = csv.writer(out, delimiter=separator)
+    writer = csv.writer(out, delimiter=delimiter)
     writer.writerow(headers)
     for game in sheets.all_games(mesa):
         variant, rules = named.get(game["rules"], (game["variant"], game["rules"]))
         status, reason = game["status"], game["reason"] or ""
         if lang is not None:
-            status = STATUS[lang].get(status, status)
+            status = STATUS[status][lang] if status in STATUS else status
             reason = REASONS.get(game["reason"], {}).get(lang, reason)
         for seat in game["players"]:
             won = "" if seat["won"] is None else (yes if seat["won"] else no)

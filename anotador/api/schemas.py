@@ -342,7 +342,7 @@ class HistoryQuerySchema(Schema):
 class ExportQuerySchema(Schema):
     """Query of ``GET /api/v1/tables/{id}/games.csv``: ``?lang=es`` for a spreadsheet in that language."""
 
-    lang = fields.String(validate=validate.OneOf(["es", "en", "pt", "de", "sv"]))
+    lang = fields.String(validate=validate.OneOf(list(LANGUAGES)))
 
 
 class TableGameSchema(Schema):

@@ -25,7 +25,12 @@ from babel.messages.pofile import read_po
 HERE = Path(__file__).resolve().parent
 
 #: Every language offered, in its own words, in the order the page's picker lists them.
-LANGUAGES = {"es": "Español", "en": "English", "pt": "Português", "de": "Deutsch", "sv": "Svenska"}
+LANGUAGES = {"es": "Español", "en": "English", "pt": "Português", "de": "Deutsch", "sv": "Svenska", "fr": "Français",
+             "it": "Italiano", "nl": "Nederlands"}
+
+#: The variety a catalog is written in, where it is not the language's own default: Rioplatense Spanish
+#: (voseo: "tocá"), Brazilian Portuguese. What a PDF tells screen readers.
+VARIETY = {"es": "es-AR", "pt": "pt-BR"}
 
 #: The language of the source catalog: its words are the messages' ids.
 SOURCE = "en"

@@ -6,6 +6,7 @@ import io
 
 from reportlab.pdfgen.canvas import Canvas
 
+from ..locales import VARIETY
 from . import fonts
 from .layout import LEADING, PAD, Layout, Text
 
@@ -18,7 +19,7 @@ def render(layout: Layout, title: str, lang: str) -> bytes:
     """
     buf = io.BytesIO()
     c = Canvas(buf, pagesize=(layout.width, layout.height), invariant=1, pageCompression=1,
-               lang={"es": "es-AR", "en": "en", "pt": "pt-BR", "de": "de", "sv": "sv"}[lang])  # for screen readers
+               lang=VARIETY.get(lang, lang))  # for screen readers
     c.setTitle(title)
     c.setAuthor("Anotador")
     c.setSubject(title)
