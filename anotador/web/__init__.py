@@ -17,6 +17,8 @@ from functools import lru_cache
 from pathlib import Path
 
 from flask import Blueprint, Flask, Response, abort, render_template, request, send_from_directory
+from jinja2.utils import htmlsafe_json_dumps
+from markupsafe import Markup
 from werkzeug.security import safe_join
 
 from ..api.common import etag_of, fixed, public_url
@@ -94,7 +96,7 @@ def page() -> Response:
         families.setdefault(v.family, {"id": v.family, "names": dict(WORDS[f"family_{v.family}"]), "variants": []})
         families[v.family]["variants"].append({"id": v.id, "names": dict(v.names), "description": dict(v.description)})
     html = render_template("index.html", families=list(families.values()), lang=lang, languages=LANGUAGES,
-                           public=public_url(), w=lambda key: word(lang, key), words=words(lang))
+                           public=public_url(), w=lambda key: word(lang, key), words=shell_words(lang))
     response = Response(html, mimetype="text/html")
     response.headers["Content-Security-Policy"] = CSP
     response.headers["Referrer-Policy"] = "no-referrer"
@@ -102,6 +104,12 @@ def page() -> Response:
     response.headers["Cache-Control"] = "no-cache"
     response.headers["Vary"] = "Accept-Language"
     return response
+
+
+@lru_cache(maxsize=len(LANGUAGES))
+def shell_words(lang: str) -> Markup:
+    """A language's words as the shell carries them: JSON safe inside a script element, made once."""
+    return htmlsafe_json_dumps(words(lang))
 
 
 @bp.get("/")
