@@ -24,7 +24,7 @@ import logging
 import random
 import re
 from collections import Counter
-from typing import Any, Awaitable, Callable
+from typing import Any, Awaitable, Callable, NamedTuple
 
 from .. import sheets
 from ..http.errors import TYPE_BASE, send_problem
@@ -44,6 +44,13 @@ SEND_SECONDS = 10.0
 Send = Callable[[dict], Awaitable[None]]
 Receive = Callable[[], Awaitable[dict]]
 
+
+
+class Wanted(NamedTuple):
+    """A stream asked for: its key (:func:`.game_key`, :func:`.mesa_key`) and the request's headers."""
+
+    key: str
+    headers: dict[bytes, bytes]
 
 class Streams:
     """Every stream of one process, within its bounds."""
@@ -73,9 +80,9 @@ class Streams:
         for woken in self._woken:
             woken.set()
 
-    def wanted(self, scope: dict) -> str | None:
-        """The key (:func:`.game_key`, :func:`.mesa_key`) of a stream this module answers, or None (the app
-        answers the request)."""
+    def wanted(self, scope: dict) -> Wanted | None:
+        """The stream this module answers, with the request's headers read once, or None (the app answers
+        the request)."""
         if scope["method"] != "GET" or not self.heads.enabled or self.closing:
             return None
         match = PATH.fullmatch(scope["path"])
@@ -86,11 +93,14 @@ class Streams:
             return None  # the app adds what a cross-origin reader needs
         if not self.hosts.allow((headers.get(b"host") or b"").decode("latin-1") or None):
             return None
-        return KEYS[match.group(1)](match.group(2))
+        return Wanted(KEYS[match.group(1)](match.group(2)), headers)
 
-    async def __call__(self, scope: dict, receive: Receive, send: Send, key: str) -> bool:
-        """Answer the stream of ``key``; False when the app should answer instead (nothing sent yet)."""
-        headers = dict(scope["headers"])
+    async def __call__(self, scope: dict, receive: Receive, send: Send, key: str,
+                       headers: dict[bytes, bytes] | None = None) -> bool:
+        """Answer the stream of ``key``; False when the app should answer instead (nothing sent yet).
+        ``headers``: the request's, as :meth:`wanted` read them."""
+        if headers is None:
+            headers = dict(scope["headers"])
         address = self.address(scope, headers)
         metrics = self.metrics
         if self.open >= self.total:

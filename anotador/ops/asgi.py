@@ -75,8 +75,8 @@ class Live:
             return
         if scope["type"] != "http":
             return  # no WebSockets here
-        key = self.streams.wanted(scope)
-        if key is not None and await self.streams(scope, receive, send, key):
+        wanted = self.streams.wanted(scope)
+        if wanted is not None and await self.streams(scope, receive, send, *wanted):
             return
         await gate.through(scope, receive, send, self.flask, self.body_limit, self.request_timeout, self.answered)
 
