@@ -14,7 +14,7 @@ from babel import Locale
 from babel.messages.pofile import read_po
 
 from anotador import locales
-from anotador.locales import LANGUAGES, SOURCE, catalog, plural_categories, words
+from anotador.locales import LANGUAGES, SOURCE, catalog, for_the_page, plural_categories, words
 
 ROOT = Path(__file__).resolve().parents[1]
 PAGE = ROOT / "anotador" / "web"
@@ -135,7 +135,7 @@ def test_the_page_loads_each_language_from_its_catalog(client):
     for lang in LANGUAGES:
         answer = client.get(f"/static/words/{lang}.json")
         assert answer.status_code == 200 and answer.mimetype == "application/json"
-        assert json.loads(answer.data) == words(lang)
+        assert json.loads(answer.data) == for_the_page(lang)
         again = client.get(f"/static/words/{lang}.json", headers={"If-None-Match": answer.headers["ETag"]})
         assert again.status_code == 304
     for wrong in ("xx.json", "es", "es.json.bak", "../es.json", "es.po"):
@@ -153,7 +153,7 @@ def test_the_shell_is_written_in_the_language_asked_for(client, lang):
     assert f'data-i18n="new_game">{new_game}<' in html
     # and with its words, so that the page draws its first screen without asking for them
     (shipped,) = re.findall(r'<script type="application/json" id="words" data-lang="(\w+)">(.*?)</script>', html)
-    assert shipped[0] == lang and json.loads(shipped[1]) == words(lang)
+    assert shipped[0] == lang and json.loads(shipped[1]) == for_the_page(lang)
 
 
 def test_the_readmes_pybabel_lines_make_a_new_catalog_and_leave_an_up_to_date_one_as_it_is(tmp_path):

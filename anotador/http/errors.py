@@ -14,8 +14,11 @@ import json
 from http import HTTPStatus
 from typing import Any, Iterable, Mapping
 
-from flask import Flask, Response, current_app, request
+from flask import Flask, Response, current_app, has_request_context, request
 from werkzeug.exceptions import HTTPException
+
+from ..locales import CODES, SOURCE
+from ..locales.sayings import say
 
 PROBLEM = "application/problem+json"
 #: Problem types are tag URIs (RFC 4151): stable identifiers, not links.
@@ -78,10 +81,24 @@ def flatten(messages: Any, prefix: str = "") -> dict[str, list[str]]:
     return out
 
 
+def spoken() -> str:
+    """The language a problem is written in: the request's Accept-Language among those offered, English
+    when it names none of them (or only "*")."""
+    if not has_request_context():
+        return SOURCE
+    return request.accept_languages.best_match(CODES) or SOURCE
+
+
 def problem(status: int, title: str, detail: str, type_: str = "about:blank",
             errors: Mapping[str, list[str]] | None = None, headers: Iterable[tuple[str, str]] = (),
             extensions: Mapping[str, Any] | None = None) -> Response:
-    """Return a problem+json response."""
+    """Return a problem+json response, its title, detail and field messages in the request's language
+    (:func:`spoken`); its type stays as it is."""
+    lang = spoken()
+    if lang != SOURCE:
+        title, detail = say(title, lang, "problem.title"), say(detail, lang)
+        if errors is not None:
+            errors = {field: [say(message, lang) for message in messages] for field, messages in errors.items()}
     body: dict[str, Any] = {"type": type_, "title": title, "status": status, "detail": detail}
     if errors is not None:
         body["errors"] = dict(errors)
@@ -97,6 +114,7 @@ def problem(status: int, title: str, detail: str, type_: str = "about:blank",
     response = current_app.response_class(data, status=status, mimetype=PROBLEM)
     for name, value in headers:
         response.headers[name] = value
+    response.headers["Content-Language"] = lang  # no Vary: no cache keeps a problem (no-store)
     return response
 
 

@@ -38,6 +38,12 @@ SOURCE = "en"
 #: Every language's code, the source's first: the order of the API's ``names`` objects.
 CODES = (SOURCE, *(lang for lang in LANGUAGES if lang != SOURCE))
 
+#: Contexts whose messages are found by their English text, not by a key: what the API's problem documents
+#: say (``anotador.locales.sayings``).
+BY_TEXT = ("problem", "problem.title")
+#: Keys the page never asks for: the names the API gives, the printed sheets' and the spreadsheet's words.
+NOT_THE_PAGES = ("box.", "box_short.", "word.", "served.", "variant.", "print.", "export.")
+
 #: CLDR's plural categories, in the order gettext numbers a language's forms.
 CLDR_CATEGORIES = ("zero", "one", "two", "few", "many", "other")
 
@@ -75,7 +81,7 @@ def words(lang: str) -> dict[str, str | dict[str, str]]:
     categories = plural_categories(lang)
     out: dict[str, str | dict[str, str]] = {}
     for message in catalog(lang):
-        if not message.context:
+        if not message.context or message.context in BY_TEXT:
             continue
         translated = lang != SOURCE and all(message.string)
         if message.pluralizable:
@@ -89,7 +95,12 @@ def words(lang: str) -> dict[str, str | dict[str, str]]:
 @lru_cache(maxsize=len(LANGUAGES))
 def page_words(lang: str) -> bytes:
     """A language's words as the page loads them: JSON, made once."""
-    return json.dumps(words(lang), ensure_ascii=False, sort_keys=True, separators=(",", ":")).encode("utf-8")
+    return json.dumps(for_the_page(lang), ensure_ascii=False, sort_keys=True, separators=(",", ":")).encode("utf-8")
+
+
+def for_the_page(lang: str) -> dict[str, str | dict[str, str]]:
+    """The words the page asks for."""
+    return {key: text for key, text in words(lang).items() if not key.startswith(NOT_THE_PAGES)}
 
 
 def word(lang: str, key: str, **params: object) -> str:

@@ -22,7 +22,7 @@ from markupsafe import Markup
 from werkzeug.security import safe_join
 
 from ..api.common import etag_of, fixed, public_url
-from ..locales import LANGUAGES, page_words, word, words
+from ..locales import LANGUAGES, for_the_page, page_words, word
 from ..rules import VARIANTS, WORDS
 
 STATIC = Path(__file__).resolve().parent / "static"
@@ -109,7 +109,7 @@ def page() -> Response:
 @lru_cache(maxsize=len(LANGUAGES))
 def shell_words(lang: str) -> Markup:
     """A language's words as the shell carries them: JSON safe inside a script element, made once."""
-    return htmlsafe_json_dumps(words(lang))
+    return htmlsafe_json_dumps(for_the_page(lang))
 
 
 @bp.get("/")

@@ -6,6 +6,7 @@
 
 import { newKey } from "./helpers.js";
 import { store } from "./store.js";
+import { lang } from "./words.js";
 
 /** The path prefix the app is served under ("" at the root). */
 export const ROOT = document.documentElement.dataset.root || "";
@@ -18,7 +19,8 @@ export const url = (path) => ROOT + path;
  * status 0 when the network failed.
  */
 export async function call(method, path, { body, headers = {}, fresh = false } = {}) {
-  const init = { method, headers: { ...headers } };
+  // the server's refusals ("That did not work: ...") in the page's language, not the browser's
+  const init = { method, headers: { "Accept-Language": lang(), ...headers } };
   if (fresh) init.cache = "no-store"; // our own If-None-Match, not the browser's cache
   if (body !== undefined) {
     init.headers["Content-Type"] = "application/json";
