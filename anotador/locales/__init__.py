@@ -8,7 +8,8 @@ its language, and the page gets each plural's forms named by CLDR category
 (``one``, ``many``, ``other``), which ``Intl.PluralRules`` picks from.
 
 Adding a language is its ``.po`` file (``pybabel init -i anotador.pot -l nl
--o nl.po``) and its line in ``LANGUAGES``.
+-o nl.po``) and its line in ``LANGUAGES``; the API contract lists the
+languages too, and ``tests/test_locales.py`` says where until it does.
 """
 
 from __future__ import annotations
