@@ -256,3 +256,15 @@ def test_a_tables_history_has_its_columns_and_separator_in_every_language(lang):
     assert STATUS["playing"][lang] and STATUS["finished"][lang]
     # a spreadsheet where the decimal mark is a comma separates cells with ";"
     assert separator(lang) == ("," if lang == "en" else ";")
+
+
+def test_a_printed_label_and_list_are_joined_as_each_language_writes_them():
+    """French puts a no-break space before a colon and a semicolon; the code joins through the catalogs."""
+    from anotador.printing.words import house_rules, labelled
+    from anotador.rules import find_variant
+
+    rules = find_variant("generala").rules(served_bonus=10, straight="circular")
+    assert house_rules(rules, "en") == "House rules: served bonus: 10; straight: any five different dice."
+    assert house_rules(rules, "fr") == \
+        "Règles de la maison\u00a0: bonus sec\u00a0: 10\u00a0; suite\u00a0: cinq dés différents."
+    assert labelled("Datum", "7.12.2026", "de") == "Datum: 7.12.2026"

@@ -17,7 +17,7 @@ from reportlab.lib.units import mm
 
 from .chart import CHART_H, chances_chart
 from .render import render
-from .words import REASONS, UI, sheet_rows
+from .words import REASONS, UI, labelled, sheet_rows
 
 __all__ = ["LANGS", "MAX_GAMES", "MAX_PLAYERS", "SIZES", "SheetOptionError", "blank_sheet", "check_fits",
            "check_options",
@@ -40,14 +40,14 @@ def filled_sheet(rules: RuleSet, *, names: Sequence[str], sheets: Sequence[dict]
     ``bonuses``: each player's points from bonuses of rolls (further Yahtzees). ``chances``: each player's
     chance to win before the first turn and after each turn, drawn small under the sheet (:mod:`.chart`).
     """
-    subtitle = [f"{UI['date'][lang]}: {date}"]
+    subtitle = [labelled(UI["date"][lang], date, lang)]
     if winners:
         who = ", ".join(names[i] for i in winners)
         word = UI["winners" if len(winners) > 1 else "winner"][lang]
         why = REASONS[reason][lang] if reason else None
         if reason == "instant_win" and rules.variant.big_general:
             why = WORDS["big_general"][lang]
-        subtitle.append(f"{word}: {who} ({why})" if why else f"{word}: {who}")
+        subtitle.append(labelled(word, f"{who} ({why})" if why else who, lang))
     page = layout(rules, players=len(names), names=list(names), games=1, size=size, lang=lang,
                   subtitle=subtitle, reserve=CHART_H + 2 * mm if chances else 0.0)
     fill(page, rules, sheets, scratched, totals, winners, bonuses or [0] * len(names), lang)

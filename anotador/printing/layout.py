@@ -21,7 +21,7 @@ from reportlab.lib.units import mm
 from ..locales import LANGUAGES
 from ..rules import InvalidNameError, RuleSet, clean_name
 from . import fonts
-from .words import UI, Row, legend, sheet_rows
+from .words import UI, Row, labelled, legend, sheet_rows
 
 SIZES = {"a4": A4, "letter": LETTER}
 LANGS = tuple(LANGUAGES)
@@ -337,7 +337,7 @@ def layout(rules: RuleSet, *, players: int = 6, names: list[str] | tuple[str, ..
     top = height - MARGIN
     heading = title or rules.variant.names[lang]
     out.texts.append(fit(heading, fonts.BOLD, width - 2 * MARGIN, 8 * mm, 16, x=MARGIN, y=top - 8 * mm))
-    sub = " · ".join(subtitle) if subtitle else f"{UI['date'][lang]}: ____________________"
+    sub = " · ".join(subtitle) if subtitle else labelled(UI["date"][lang], "____________________", lang)
     out.texts.append(fit(sub, fonts.REGULAR, width - 2 * MARGIN, 5 * mm, 9, x=MARGIN, y=top - TITLE_H + 1 * mm,
                          color=(0.2, 0.2, 0.2)))
 

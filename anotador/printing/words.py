@@ -7,6 +7,7 @@ phrases one. The phrases are the catalogs' ``print.*`` messages.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 from ..locales import Messages
@@ -28,6 +29,11 @@ _FLAGS = {True: "yes", False: "no", None: "none"}
 
 def _say(key: str, lang: str, **params: object) -> str:
     return UI[key][lang].format(**params)
+
+
+def labelled(label: str, value: str, lang: str) -> str:
+    """"Date: 7/12/2026", as the language writes a label and its value (French: a space before the colon)."""
+    return _say("labelled", lang, label=label, value=value)
 
 
 def box_name(box_id: str, lang: str, rules: RuleSet | None = None) -> str:
@@ -111,10 +117,13 @@ def house_rules(rules: RuleSet, lang: str) -> str | None:
         if name == "points":
             changed = {k: v for k, v in value.items() if base["points"].get(k) != v}
             if changed:
-                parts.append(f"{_OPTION_NAMES[name][lang]}: {_value(changed, lang, rules)}")
+                parts.append(labelled(_OPTION_NAMES[name][lang], _value(changed, lang, rules), lang))
         elif value != base[name] and name != "served_generala_points":
-            parts.append(f"{_OPTION_NAMES[name][lang]}: {_value(value, lang, rules)}")
-    return f"{UI['house_rules'][lang]}: " + "; ".join(parts) + "." if parts else None
+            parts.append(labelled(_OPTION_NAMES[name][lang], _value(value, lang, rules), lang))
+    if not parts:
+        return None
+    listed = functools.reduce(lambda first, then: _say("list", lang, first=first, then=then), parts)
+    return labelled(UI["house_rules"][lang], listed, lang) + "."
 
 
 def legend(rules: RuleSet, lang: str) -> list[str]:
