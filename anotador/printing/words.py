@@ -10,7 +10,7 @@ from __future__ import annotations
 import functools
 from dataclasses import dataclass
 
-from ..locales import Messages
+from ..locales import Messages, word
 from ..rules import BOX_NAMES, WORDS, RuleSet
 
 
@@ -28,7 +28,7 @@ _FLAGS = {True: "yes", False: "no", None: "none"}
 
 
 def _say(key: str, lang: str, **params: object) -> str:
-    return UI[key][lang].format(**params)
+    return word(lang, f"print.{key}", **params)
 
 
 def labelled(label: str, value: str, lang: str) -> str:
